@@ -1,0 +1,49 @@
+"""Random positions of a game: uniform within layers, and met in random play.
+
+Used by the rules checks and the benchmarks; both run compiled.
+"""
+import numpy as np
+from numba import njit
+
+from .batch import unrank_many
+from .game import layer_id
+
+
+def uniform_positions(game, n: int, seed: int, layers=None) -> np.ndarray:
+    """n codes: a layer chosen uniformly (among non-terminal layers unless given),
+    then a position uniformly inside it."""
+    rng = np.random.default_rng(seed)
+    if layers is None:
+        layers = [(a, b) for a, b in game.layers if a > 0 and b > 0]
+    ids = np.array([layer_id(a, b) for a, b in layers], dtype=np.int64)
+    sizes = np.array([game.layer_size(a, b) for a, b in layers], dtype=np.int64)
+    pick = rng.integers(0, len(layers), size=n)
+    ranks = (rng.random(n) * sizes[pick]).astype(np.int64)
+    return unrank_many(game.unrank, ids[pick], ranks)
+
+
+@njit(cache=True)
+def _random_play(moves, mirror, throws, cum_probs, start, n, seed, max_moves):
+    np.random.seed(seed)
+    out = np.empty(n, dtype=np.int64)
+    codes = np.empty(max_moves, dtype=np.int64)
+    info = np.empty(max_moves, dtype=np.int64)
+    code = start
+    for i in range(n):
+        out[i] = code
+        throw = throws[np.searchsorted(cum_probs, np.random.random(), side="right")]
+        k = moves(code, throw, codes, info)
+        if k == 0:
+            code = mirror(code)          # the throw passes the turn
+        else:
+            j = np.random.randint(k)
+            code = start if (info[j] >> 11) & 1 else codes[j]   # a new game after a win
+    return out
+
+
+def random_play_positions(game, n: int, seed: int) -> np.ndarray:
+    """n positions met, one after another, in games between two random movers."""
+    cum_probs = np.cumsum(game.probs)
+    cum_probs[-1] = 1.0
+    return _random_play(game.moves, game.mirror, game.throws, cum_probs,
+                        np.int64(game.start), n, seed, game.max_moves)

@@ -1,0 +1,240 @@
+"""Senet, rule set `kendall` (../shared/rules/senet.md).
+
+Packed code (int64), seen by the player about to throw:
+  bits  0..29  mover's pieces on squares 1..30 (bit s-1 = square s)
+  bits 30..59  opponent's pieces
+Square 27 (House of Water) is always empty. Layer (m, o) = pieces on the board
+of mover and opponent; inside it the rank is the colex rank of the mover's
+cells among the 29 cells (squares without 27) times C(29 - m, o), plus the
+colex rank of the opponent's cells among the 29 - m cells the mover leaves free.
+"""
+import numpy as np
+from numba import njit
+
+from .combinatorics import BINOM, colex_rank, colex_unrank, lowest_bit_index, popcount
+from .game import Game, PositionError, layer_id
+
+NAME = "senet"
+RULES = "kendall"
+MAX_PIECES = 5
+DEFAULT_PIECES = 5
+SQUARES = 30
+CELLS = 29
+OFF = 31
+WATER = 27
+REBIRTH = 15
+BEAUTY = 26
+THROWS = np.array([1, 2, 3, 4, 5], dtype=np.int64)
+PROBS = np.array([4, 6, 4, 1, 1], dtype=np.float64) / 16.0
+MAX_MOVES = MAX_PIECES
+WHITE_START = (9, 7, 5, 3, 1)   # highest first: a k-piece game keeps the first k
+BLACK_START = (10, 8, 6, 4, 2)
+
+BOARD_MASK = (1 << SQUARES) - 1
+CELL_MASK = (1 << CELLS) - 1
+LOW26 = (1 << 26) - 1
+
+
+@njit(cache=True)
+def mirror(code):
+    return (code >> 30) | ((code & BOARD_MASK) << 30)
+
+
+@njit(cache=True)
+def _between(lo, hi):
+    """Bit mask of the squares strictly between squares lo < hi."""
+    if hi - lo < 2:
+        return 0
+    return ((1 << (hi - 1)) - 1) & ~((1 << lo) - 1)
+
+
+@njit(cache=True)
+def _step(me, opp, protected, a, d):
+    """Move a piece from a to square d (1..30) by rules 7-9; -1 if illegal."""
+    bit = 1 << (d - 1)
+    if me & bit:
+        return -1, -1
+    new_me = (me & ~(1 << (a - 1))) | bit
+    if opp & bit:
+        if protected & bit:
+            return -1, -1
+        return new_me, (opp & ~bit) | (1 << (a - 1))
+    return new_me, opp
+
+
+@njit(cache=True)
+def moves(code, throw, out_codes, out_info):
+    me = code & BOARD_MASK
+    opp = (code >> 30) & BOARD_MASK
+    run = opp & (opp >> 1) & (opp >> 2)
+    blockade = run | (run << 1) | (run << 2)
+    protected = opp & ((opp << 1) | (opp >> 1))
+    n = 0
+    pieces = me
+    while pieces:
+        low = pieces & -pieces
+        pieces ^= low
+        a = lowest_bit_index(low) + 1
+        d = a + throw
+        if a >= 28:
+            if d != OFF:
+                continue
+        elif a < BEAUTY and d > BEAUTY:
+            continue
+        if blockade & _between(a, d):
+            continue
+        if d == OFF:
+            new_me = me & ~(1 << (a - 1))
+            new_opp = opp
+        elif d == WATER:
+            new_me = me & ~(1 << (a - 1))
+            target = REBIRTH
+            while ((new_me | opp) >> (target - 1)) & 1:
+                target -= 1
+            new_me |= 1 << (target - 1)
+            new_opp = opp
+            d = target
+        else:
+            new_me, new_opp = _step(me, opp, protected, a, d)
+            if new_me < 0:
+                continue
+        out_codes[n] = new_me | (new_opp << 30)
+        out_info[n] = a | (d << 5)
+        n += 1
+    if n == 0:  # backward moves, only when no forward move exists
+        pieces = me & ((1 << BEAUTY) - 1)
+        while pieces:
+            low = pieces & -pieces
+            pieces ^= low
+            a = lowest_bit_index(low) + 1
+            d = a - throw
+            if d < 1 or blockade & _between(d, a):
+                continue
+            new_me, new_opp = _step(me, opp, protected, a, d)
+            if new_me < 0:
+                continue
+            out_codes[n] = new_me | (new_opp << 30)
+            out_info[n] = a | (d << 5)
+            n += 1
+    again = 1 if (throw == 1 or throw == 4 or throw == 5) else 0
+    for i in range(n):
+        over = 1 if (out_codes[i] & BOARD_MASK) == 0 else 0
+        if over or not again:
+            out_codes[i] = mirror(out_codes[i])
+        out_info[i] |= ((again & (1 - over)) << 10) | (over << 11)
+    return n
+
+
+@njit(cache=True)
+def _cells(mask):
+    """Squares 1..30 without 27 onto cells 0..28."""
+    return (mask & LOW26) | ((mask >> 27) << 26)
+
+
+@njit(cache=True)
+def _squares_of_cells(cells):
+    return (cells & LOW26) | ((cells >> 26) << 27)
+
+
+@njit(cache=True)
+def _compress(mask, avail):
+    out = 0
+    cell = 0
+    for bit in range(CELLS):
+        if (avail >> bit) & 1:
+            if (mask >> bit) & 1:
+                out |= 1 << cell
+            cell += 1
+    return out
+
+
+@njit(cache=True)
+def _expand(compact, avail):
+    out = 0
+    cell = 0
+    for bit in range(CELLS):
+        if (avail >> bit) & 1:
+            if (compact >> cell) & 1:
+                out |= 1 << bit
+            cell += 1
+    return out
+
+
+@njit(cache=True)
+def layer_of(code):
+    return popcount(code & BOARD_MASK) * 8 + popcount((code >> 30) & BOARD_MASK)
+
+
+@njit(cache=True)
+def rank(code):
+    me = _cells(code & BOARD_MASK)
+    opp = _cells((code >> 30) & BOARD_MASK)
+    m = popcount(me)
+    o = popcount(opp)
+    opp_rank = colex_rank(_compress(opp, CELL_MASK & ~me))
+    return colex_rank(me) * BINOM[CELLS - m, o] + opp_rank
+
+
+@njit(cache=True)
+def unrank(layer, r):
+    m = layer // 8
+    o = layer % 8
+    n_opp = BINOM[CELLS - m, o]
+    me = colex_unrank(r // n_opp, m, CELLS)
+    opp = _expand(colex_unrank(r % n_opp, o, CELLS - m), CELL_MASK & ~me)
+    return _squares_of_cells(me) | (_squares_of_cells(opp) << 30)
+
+
+def layer_size(m: int, o: int) -> int:
+    return int(BINOM[CELLS, m] * BINOM[CELLS - m, o])
+
+
+def _squares(mask: int) -> list[int]:
+    return [s + 1 for s in range(SQUARES) if (mask >> s) & 1]
+
+
+def to_json(code: int) -> dict:
+    code = int(code)
+    return {"me": _squares(code & BOARD_MASK), "opp": _squares((code >> 30) & BOARD_MASK)}
+
+
+def from_json(obj, pieces: int) -> int:
+    if not isinstance(obj, dict):
+        raise PositionError('a Senet position is a JSON object {"me": [...], "opp": [...]}')
+    unknown = sorted(set(obj) - {"me", "opp"})
+    if unknown:
+        raise PositionError(f"unknown key(s) {', '.join(unknown)} in Senet position; "
+                            "keys are me, opp")
+    masks = []
+    for side in ("me", "opp"):
+        squares = obj.get(side)
+        if not isinstance(squares, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) for s in squares):
+            raise PositionError(f'"{side}" must be a list of square numbers 1..30')
+        bad = [s for s in squares if not 1 <= s <= SQUARES]
+        if bad:
+            raise PositionError(f'square {bad[0]} in "{side}" is off the board (squares 1..30)')
+        if WATER in squares:
+            raise PositionError(f'a piece of "{side}" on square 27: the House of Water is always empty')
+        if len(set(squares)) != len(squares):
+            raise PositionError(f'two pieces of "{side}" on one square')
+        if not 1 <= len(squares) <= pieces:
+            raise PositionError(f'"{side}" has {len(squares)} pieces on the board; '
+                                f'a game in progress has 1..{pieces} (pieces={pieces})')
+        masks.append(sum(1 << (s - 1) for s in squares))
+    clash = masks[0] & masks[1]
+    if clash:
+        raise PositionError(f"two pieces on square {_squares(clash)[0]}")
+    return masks[0] | (masks[1] << 30)
+
+
+def make(pieces: int = DEFAULT_PIECES) -> Game:
+    if not 1 <= pieces <= MAX_PIECES:
+        raise PositionError(f"senet takes pieces 1..{MAX_PIECES}, not {pieces}")
+    layers = tuple((m, o) for m in range(1, pieces + 1) for o in range(1, pieces + 1))
+    start = from_json({"me": list(WHITE_START[:pieces]), "opp": list(BLACK_START[:pieces])},
+                      pieces)
+    return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
+                max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
+                start=start, moves=moves, mirror=mirror, layer_of=layer_of, rank=rank,
+                unrank=unrank, to_json=to_json, from_json=from_json)

@@ -1,0 +1,271 @@
+"""The Royal Game of Ur, rule set `finkel` (../shared/rules/ur.md).
+
+Packed code (int64), seen by the player about to throw:
+  bits  0..13  mover's pieces on track squares 1..14 (bit j-1 = square j)
+  bits 14..27  opponent's pieces on their track squares 1..14
+  bits 28..30  mover's waiting pieces
+  bits 31..33  opponent's waiting pieces
+Squares 5..12 are shared: square k of one track is square k of the other.
+
+Layer (a, b): a, b = pieces still in play (waiting + on the board) of mover and
+opponent. Inside a layer positions fall into blocks by (k_m, s_m, k_o): mover's
+pieces on the board, how many of them on shared squares, opponent's pieces on
+the board. A block holds C(6, k_m - s_m) C(8, s_m) C(14 - s_m, k_o) positions:
+the mover's private and shared squares, then the opponent's squares among the
+14 - s_m not taken by the mover.
+"""
+import numpy as np
+from numba import njit
+
+from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
+from .game import Game, PositionError, LAYER_STRIDE, layer_id
+
+NAME = "ur"
+RULES = "finkel"
+MAX_PIECES = 7
+DEFAULT_PIECES = 7
+TRACK = 14
+OFF = 15
+THROWS = np.array([0, 1, 2, 3, 4], dtype=np.int64)
+PROBS = np.array([1, 4, 6, 4, 1], dtype=np.float64) / 16.0
+MAX_MOVES = MAX_PIECES + 1
+
+TRACK_MASK = (1 << TRACK) - 1
+SHARED_MASK = 0xFF << 4          # squares 5..12
+ROSETTES = (4, 8, 14)
+SAFE_SQUARE = 8
+
+
+@njit(cache=True)
+def pack(me, opp, me_waiting, opp_waiting):
+    return me | (opp << 14) | (me_waiting << 28) | (opp_waiting << 31)
+
+
+@njit(cache=True)
+def mirror(code):
+    me = code & TRACK_MASK
+    opp = (code >> 14) & TRACK_MASK
+    return pack(opp, me, (code >> 31) & 7, (code >> 28) & 7)
+
+
+@njit(cache=True)
+def moves(code, throw, out_codes, out_info):
+    me = code & TRACK_MASK
+    opp = (code >> 14) & TRACK_MASK
+    me_waiting = (code >> 28) & 7
+    opp_waiting = (code >> 31) & 7
+    if throw == 0:
+        return 0
+    n = 0
+    for a in range(0, OFF - throw + 1):
+        if a == 0:
+            if me_waiting == 0:
+                continue
+        elif not (me >> (a - 1)) & 1:
+            continue
+        d = a + throw
+        new_me = me
+        new_opp = opp
+        new_me_waiting = me_waiting
+        new_opp_waiting = opp_waiting
+        if a == 0:
+            new_me_waiting -= 1
+        else:
+            new_me &= ~(1 << (a - 1))
+        if d < OFF:
+            if (me >> (d - 1)) & 1:
+                continue
+            if 5 <= d <= 12 and (opp >> (d - 1)) & 1:
+                if d == SAFE_SQUARE:
+                    continue
+                new_opp &= ~(1 << (d - 1))
+                new_opp_waiting += 1
+            new_me |= 1 << (d - 1)
+        again = 1 if (d == 4 or d == 8 or d == 14) else 0
+        over = 1 if (d == OFF and new_me == 0 and new_me_waiting == 0) else 0
+        new = pack(new_me, new_opp, new_me_waiting, new_opp_waiting)
+        if not again:
+            new = mirror(new)
+        out_codes[n] = new
+        out_info[n] = a | (d << 5) | (again << 10) | (over << 11)
+        n += 1
+    return n
+
+
+def _block_tables():
+    """Offsets of the (k_m, s_m, k_o) blocks inside every layer, and layer sizes."""
+    n_layers = LAYER_STRIDE * LAYER_STRIDE
+    offset = np.full((8, 8, 8, 8, 8), -1, dtype=np.int64)
+    block_start = np.zeros((n_layers, 513), dtype=np.int64)
+    block_key = np.zeros((n_layers, 512), dtype=np.int64)
+    n_blocks = np.zeros(n_layers, dtype=np.int64)
+    sizes = np.zeros(n_layers, dtype=np.int64)
+    for a in range(MAX_PIECES + 1):
+        for b in range(MAX_PIECES + 1):
+            layer = layer_id(a, b)
+            total = 0
+            j = 0
+            for k_m in range(a + 1):
+                for s_m in range(min(k_m, 8) + 1):
+                    if k_m - s_m > 6:
+                        continue
+                    for k_o in range(b + 1):
+                        size = (BINOM[6, k_m - s_m] * BINOM[8, s_m]
+                                * BINOM[TRACK - s_m, k_o])
+                        if size == 0:
+                            continue
+                        offset[a, b, k_m, s_m, k_o] = total
+                        block_start[layer, j] = total
+                        block_key[layer, j] = k_m | (s_m << 4) | (k_o << 8)
+                        total += size
+                        j += 1
+            block_start[layer, j] = total
+            n_blocks[layer] = j
+            sizes[layer] = total
+    return offset, block_start, block_key, n_blocks, sizes
+
+
+OFFSET, BLOCK_START, BLOCK_KEY, N_BLOCKS, LAYER_SIZES = _block_tables()
+
+
+@njit(cache=True)
+def _compress(mask, avail):
+    """Bits of `mask` that lie in `avail`, packed down onto consecutive cells."""
+    out = 0
+    cell = 0
+    for bit in range(TRACK):
+        if (avail >> bit) & 1:
+            if (mask >> bit) & 1:
+                out |= 1 << cell
+            cell += 1
+    return out
+
+
+@njit(cache=True)
+def _expand(compact, avail):
+    """Inverse of _compress: cell i goes to the i-th set bit of `avail`."""
+    out = 0
+    cell = 0
+    for bit in range(TRACK):
+        if (avail >> bit) & 1:
+            if (compact >> cell) & 1:
+                out |= 1 << bit
+            cell += 1
+    return out
+
+
+@njit(cache=True)
+def layer_of(code):
+    me = code & TRACK_MASK
+    opp = (code >> 14) & TRACK_MASK
+    a = ((code >> 28) & 7) + popcount(me)
+    b = ((code >> 31) & 7) + popcount(opp)
+    return a * 8 + b
+
+
+@njit(cache=True)
+def rank(code):
+    me = code & TRACK_MASK
+    opp = (code >> 14) & TRACK_MASK
+    k_m = popcount(me)
+    k_o = popcount(opp)
+    a = ((code >> 28) & 7) + k_m
+    b = ((code >> 31) & 7) + k_o
+    me_shared = (me >> 4) & 0xFF
+    s_m = popcount(me_shared)
+    me_private = (me & 0xF) | ((me >> 12) << 4)
+    mover = colex_rank(me_private) * BINOM[8, s_m] + colex_rank(me_shared)
+    avail = TRACK_MASK & ~(me & SHARED_MASK)
+    opp_rank = colex_rank(_compress(opp, avail))
+    return OFFSET[a, b, k_m, s_m, k_o] + mover * BINOM[TRACK - s_m, k_o] + opp_rank
+
+
+@njit(cache=True)
+def unrank(layer, r):
+    a = layer // 8
+    b = layer % 8
+    lo = 0
+    hi = N_BLOCKS[layer] - 1
+    while lo < hi:  # last block whose start is <= r
+        mid = (lo + hi + 1) // 2
+        if BLOCK_START[layer, mid] <= r:
+            lo = mid
+        else:
+            hi = mid - 1
+    key = BLOCK_KEY[layer, lo]
+    k_m = key & 15
+    s_m = (key >> 4) & 15
+    k_o = (key >> 8) & 15
+    r -= BLOCK_START[layer, lo]
+    n_opp = BINOM[TRACK - s_m, k_o]
+    mover = r // n_opp
+    opp_rank = r % n_opp
+    n_shared = BINOM[8, s_m]
+    private = colex_unrank(mover // n_shared, k_m - s_m, 6)
+    shared = colex_unrank(mover % n_shared, s_m, 8)
+    me = (private & 0xF) | (shared << 4) | ((private >> 4) << 12)
+    avail = TRACK_MASK & ~(me & SHARED_MASK)
+    opp = _expand(colex_unrank(opp_rank, k_o, TRACK - s_m), avail)
+    return pack(me, opp, a - k_m, b - k_o)
+
+
+def layer_size(a: int, b: int) -> int:
+    return int(LAYER_SIZES[layer_id(a, b)])
+
+
+def _squares(mask: int) -> list[int]:
+    return [j + 1 for j in range(TRACK) if (mask >> j) & 1]
+
+
+def to_json(code: int) -> dict:
+    code = int(code)
+    return {"me": _squares(code & TRACK_MASK), "me_waiting": (code >> 28) & 7,
+            "opp": _squares((code >> 14) & TRACK_MASK), "opp_waiting": (code >> 31) & 7}
+
+
+_KEYS = ("me", "me_waiting", "opp", "opp_waiting")
+
+
+def from_json(obj, pieces: int) -> int:
+    if not isinstance(obj, dict):
+        raise PositionError(f"an Ur position is a JSON object with keys {', '.join(_KEYS)}")
+    unknown = sorted(set(obj) - set(_KEYS))
+    if unknown:
+        raise PositionError(f"unknown key(s) {', '.join(unknown)} in Ur position; "
+                            f"keys are {', '.join(_KEYS)}")
+    missing = [k for k in _KEYS if k not in obj]
+    if missing:
+        raise PositionError(f"Ur position lacks key(s) {', '.join(missing)}")
+    masks = []
+    for side in ("me", "opp"):
+        squares = obj[side]
+        if not isinstance(squares, list) or not all(
+                isinstance(s, int) and not isinstance(s, bool) for s in squares):
+            raise PositionError(f'"{side}" must be a list of square numbers 1..14')
+        bad = [s for s in squares if not 1 <= s <= TRACK]
+        if bad:
+            raise PositionError(f'square {bad[0]} in "{side}" is off the track (squares 1..14)')
+        if len(set(squares)) != len(squares):
+            raise PositionError(f'two pieces of "{side}" on one square')
+        waiting = obj[f"{side}_waiting"]
+        if not isinstance(waiting, int) or isinstance(waiting, bool) or waiting < 0:
+            raise PositionError(f'"{side}_waiting" must be a whole number >= 0')
+        if len(squares) + waiting > pieces:
+            raise PositionError(f'"{side}" has {len(squares) + waiting} pieces in play, '
+                                f'more than pieces={pieces}')
+        masks.append(sum(1 << (s - 1) for s in squares))
+    clash = masks[0] & masks[1] & SHARED_MASK
+    if clash:
+        raise PositionError(f"both sides on shared square {_squares(clash)[0]}")
+    return int(pack(masks[0], masks[1], obj["me_waiting"], obj["opp_waiting"]))
+
+
+def make(pieces: int = DEFAULT_PIECES) -> Game:
+    if not 1 <= pieces <= MAX_PIECES:
+        raise PositionError(f"ur takes pieces 1..{MAX_PIECES}, not {pieces}")
+    layers = tuple((a, b) for a in range(pieces + 1) for b in range(pieces + 1))
+    return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
+                max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
+                start=int(pack(0, 0, pieces, pieces)), moves=moves, mirror=mirror,
+                layer_of=layer_of, rank=rank, unrank=unrank,
+                to_json=to_json, from_json=from_json)

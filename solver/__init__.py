@@ -1,0 +1,1 @@
+"""Exact values: layered value iteration into HDF5 tables."""

@@ -1,0 +1,3 @@
+from tabula.cli import main
+
+raise SystemExit(main())

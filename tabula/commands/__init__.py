@@ -1,0 +1,1 @@
+"""One module per `tabula` subcommand; each offers add_parser(subparsers)."""

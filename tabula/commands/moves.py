@@ -1,0 +1,74 @@
+"""tabula moves: the legal moves of a position for a throw."""
+import json
+import sys
+
+from games import PositionError
+
+from .positions import (add_game_arguments, game_from_args, parse_position, parse_throw,
+                        read_jsonl)
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "moves", help="list the legal moves of a position for a throw",
+        description="List the legal moves of a position for one throw. Positions are seen "
+                    "by the player about to throw: Senet {\"me\": [1,3,5,7,9], \"opp\": "
+                    "[2,4,6,8,10]}, Ur {\"me\": [4,9], \"me_waiting\": 3, \"opp\": [5], "
+                    "\"opp_waiting\": 6}. In a move, from 0 is an Ur piece entering, to 15 "
+                    "(Ur) or 31 (Senet) bears a piece off; position is the result seen by "
+                    "whoever throws next; again: the mover throws again; over: the move "
+                    "won the game.")
+    add_game_arguments(p)
+    p.add_argument("--position", help="position as JSON, or 'start'")
+    p.add_argument("--throw", help="the throw (ur 0..4, senet 1..5)")
+    p.add_argument("--input", metavar="FILE.jsonl",
+                   help='many queries, one {"position": ..., "throw": ...} per line; '
+                        "answers one JSON line each")
+    p.add_argument("--json", action="store_true", help="print one JSON line")
+    p.set_defaults(run=run)
+
+
+def moves_json(game, code, throw):
+    return {"moves": [{"from": m["from"], "to": m["to"],
+                       "position": game.to_json(m["position"]),
+                       "again": m["again"], "over": m["over"]}
+                      for m in game.legal_moves(code, throw)]}
+
+
+def describe(game, code, throw, answer):
+    lines = [f"{game.name} ({game.rules}, {game.pieces} pieces), position "
+             f"{json.dumps(game.to_json(code))}, throw {throw}:"]
+    if not answer["moves"]:
+        lines.append("  no legal move: the turn passes")
+    for i, m in enumerate(answer["moves"], 1):
+        notes = [note for flag, note in ((m["over"], "wins the game"),
+                                         (m["again"], "throws again")) if flag]
+        source = "enter" if game.name == "ur" and m["from"] == 0 else str(m["from"])
+        target = "off" if m["to"] == game.off_square else str(m["to"])
+        lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14} "
+                     f"then {json.dumps(m['position'])}")
+    return "\n".join(lines)
+
+
+def run(args):
+    game = game_from_args(args)
+    if args.input:
+        if args.position is not None or args.throw is not None:
+            raise PositionError("give either --input or --position with --throw, not both")
+        for number, query in read_jsonl(args.input):
+            try:
+                if not isinstance(query, dict) or set(query) != {"position", "throw"}:
+                    raise PositionError('each line must be {"position": ..., "throw": ...}')
+                code = parse_position(game, query["position"])
+                throw = parse_throw(game, query["throw"])
+            except PositionError as err:
+                raise PositionError(f"{args.input} line {number}: {err}")
+            print(json.dumps(moves_json(game, code, throw)))
+        return 0
+    if args.position is None or args.throw is None:
+        raise PositionError("give --position and --throw (or --input FILE.jsonl)")
+    code = parse_position(game, args.position)
+    throw = parse_throw(game, args.throw)
+    answer = moves_json(game, code, throw)
+    print(json.dumps(answer) if args.json else describe(game, code, throw, answer))
+    return 0

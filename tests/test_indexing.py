@@ -1,0 +1,129 @@
+"""Packed codes, perfect indices and mirrors."""
+import itertools
+from math import comb
+
+import numpy as np
+import pytest
+
+from games import get_game, senet, ur
+from games.batch import layer_of_many, rank_many, unrank_many
+from games.game import layer_id
+from games.sampling import uniform_positions
+
+SHARED = range(5, 13)
+
+
+def enumerate_ur(pieces):
+    """Every Ur position with at most `pieces` a side, built square by square."""
+    codes = []
+    squares = range(1, 15)
+    for k_m in range(pieces + 1):
+        for me in itertools.combinations(squares, k_m):
+            free_for_opp = [s for s in squares if not (s in SHARED and s in me)]
+            for k_o in range(pieces + 1):
+                for opp in itertools.combinations(free_for_opp, k_o):
+                    for w_m in range(pieces - k_m + 1):
+                        for w_o in range(pieces - k_o + 1):
+                            codes.append(ur.from_json({"me": list(me), "me_waiting": w_m,
+                                                       "opp": list(opp), "opp_waiting": w_o},
+                                                      pieces))
+    return np.array(codes, dtype=np.int64)
+
+
+def enumerate_senet_layer(m, o):
+    squares = [s for s in range(1, 31) if s != 27]
+    codes = []
+    for me in itertools.combinations(squares, m):
+        me_mask = sum(1 << (s - 1) for s in me)
+        rest = [s for s in squares if s not in me]
+        for opp in itertools.combinations(rest, o):
+            codes.append(me_mask | (sum(1 << (s - 1) for s in opp) << 30))
+    return np.array(codes, dtype=np.int64)
+
+
+def assert_ranks_are_a_bijection(game, codes):
+    """Each layer's ranks are exactly 0 .. size-1, and unrank inverts rank."""
+    layers = layer_of_many(game.layer_of, codes)
+    ranks = rank_many(game.rank, codes)
+    for layer in np.unique(layers):
+        a, b = divmod(int(layer), 8)
+        in_layer = np.sort(ranks[layers == layer])
+        assert np.array_equal(in_layer, np.arange(game.layer_size(a, b))), (a, b)
+    assert np.array_equal(unrank_many(game.unrank, layers, ranks), codes)
+
+
+@pytest.mark.parametrize("pieces,total,non_terminal",
+                         [(1, 248, 217), (2, 13_112, 12_869), (3, 264_304, 263_121)])
+def test_ur_enumeration_matches_rules_counts(pieces, total, non_terminal):
+    game = get_game("ur", pieces)
+    codes = enumerate_ur(pieces)
+    assert len(codes) == total == game.total_positions()
+    assert len(set(codes.tolist())) == total
+    in_play = [(a, b) for a, b in game.layers if a and b]
+    assert sum(game.layer_size(a, b) for a, b in in_play) == non_terminal
+    assert_ranks_are_a_bijection(game, codes)
+
+
+def test_ur_counts_by_formula():
+    game = get_game("ur", 7)
+    assert game.total_positions() == 137_913_936
+    assert sum(game.layer_size(a, b) for a, b in game.layers if a and b) == 137_870_097
+
+
+def test_senet_small_layers_by_enumeration():
+    """All layers with at most 5 pieces in total: 3,917,900 positions."""
+    game = get_game("senet")
+    total = 0
+    for m, o in game.layers:
+        if m + o > 5:
+            continue
+        codes = enumerate_senet_layer(m, o)
+        assert len(codes) == game.layer_size(m, o) == comb(29, m) * comb(29 - m, o)
+        assert_ranks_are_a_bijection(game, codes)
+        total += len(codes)
+    assert total == 3_917_900
+
+
+def test_senet_counts_by_formula():
+    four = get_game("senet", 4)
+    assert four.total_positions() == 437_373_650
+    assert get_game("senet", 3).total_positions() == 12_230_750
+    assert get_game("senet", 5).total_positions() == 8_560_690_670
+
+
+@pytest.mark.parametrize("name", ["ur", "senet"])
+def test_round_trip_on_random_positions_of_every_layer(name):
+    game = get_game(name)
+    rng = np.random.default_rng(5)
+    for a, b in game.layers:
+        size = game.layer_size(a, b)
+        ranks = np.unique(rng.integers(0, size, size=min(size, 2000)))
+        layers = np.full(len(ranks), layer_id(a, b), dtype=np.int64)
+        codes = unrank_many(game.unrank, layers, ranks)
+        assert np.array_equal(rank_many(game.rank, codes), ranks)
+        assert np.all(layer_of_many(game.layer_of, codes) == layer_id(a, b))
+        for code in codes[:50]:  # decoded positions are legal ones
+            assert game.position_from_json(game.to_json(code)) == code
+
+
+@pytest.mark.parametrize("name", ["ur", "senet"])
+def test_mirror_swaps_sides(name):
+    game = get_game(name)
+    for code in uniform_positions(game, 500, seed=3):
+        twin = game.mirror(code)
+        assert game.mirror(twin) == code
+        a, b = divmod(game.layer_of(code), 8)
+        assert game.layer_of(twin) == layer_id(b, a)
+        p, q = game.to_json(code), game.to_json(twin)
+        assert p["me"] == q["opp"] and p["opp"] == q["me"]
+
+
+def test_json_round_trip_examples():
+    assert ur.to_json(ur.from_json({"me": [4, 9], "me_waiting": 3, "opp": [5],
+                                    "opp_waiting": 6}, 7)) == \
+        {"me": [4, 9], "me_waiting": 3, "opp": [5], "opp_waiting": 6}
+    start = get_game("senet").start
+    assert senet.to_json(start) == {"me": [1, 3, 5, 7, 9], "opp": [2, 4, 6, 8, 10]}
+    assert senet.to_json(get_game("senet", 2).start) == {"me": [7, 9], "opp": [8, 10]}
+    assert ur.to_json(get_game("ur", 3).start) == \
+        {"me": [], "me_waiting": 3, "opp": [], "opp_waiting": 3}
