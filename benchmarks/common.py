@@ -1,31 +1,10 @@
 """Shared by the benchmark scripts: machine facts, a table printer, JSON output."""
 import json
-import os
-import platform
-import subprocess
 from pathlib import Path
 
+from tabula.provenance import code_version, machine
+
 RESULTS = Path(__file__).resolve().parent / "results"
-
-
-def machine() -> dict:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version()}
-
-
-def commit() -> str:
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
 
 
 def report(name: str, rows: list[dict], extra: dict | None = None) -> Path:
@@ -37,7 +16,7 @@ def report(name: str, rows: list[dict], extra: dict | None = None) -> Path:
         print("  ".join(_fmt(r[c]).ljust(widths[c]) for c in columns))
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps({"benchmark": name, "machine": machine(), "commit": commit(),
+    path.write_text(json.dumps({"benchmark": name, "machine": machine(), "code_version": code_version(),
                                 "rows": rows, **(extra or {})}, indent=2) + "\n")
     print(f"wrote {path}")
     return path

@@ -17,6 +17,7 @@ Compiled functions of every game:
                            play (not borne off) of the mover and the opponent
   rank(code) -> int        dense, gap-free index inside the layer
   unrank(layer_id, rank) -> code
+  progress(code) -> int    how far both sides have come (solver sweep order)
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -64,6 +65,7 @@ class Game:
     layer_of: Callable
     rank: Callable
     unrank: Callable
+    progress: Callable
     to_json: Callable            # code -> dict
     from_json: Callable          # (dict, pieces) -> code, raises PositionError
 

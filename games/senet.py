@@ -11,8 +11,10 @@ colex rank of the opponent's cells among the 29 - m cells the mover leaves free.
 import numpy as np
 from numba import njit
 
-from .combinatorics import BINOM, colex_rank, colex_unrank, lowest_bit_index, popcount
+from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits,
+                           lowest_bit_index, popcount)
 from .game import Game, PositionError, layer_id
+from .progress import squares_sum
 
 NAME = "senet"
 RULES = "kendall"
@@ -126,6 +128,12 @@ def moves(code, throw, out_codes, out_info):
 
 
 @njit(cache=True)
+def progress(code):
+    """Sum of the squares of both sides' pieces."""
+    return squares_sum(code & BOARD_MASK) + squares_sum((code >> 30) & BOARD_MASK)
+
+
+@njit(cache=True)
 def _cells(mask):
     """Squares 1..30 without 27 onto cells 0..28."""
     return (mask & LOW26) | ((mask >> 27) << 26)
@@ -134,30 +142,6 @@ def _cells(mask):
 @njit(cache=True)
 def _squares_of_cells(cells):
     return (cells & LOW26) | ((cells >> 26) << 27)
-
-
-@njit(cache=True)
-def _compress(mask, avail):
-    out = 0
-    cell = 0
-    for bit in range(CELLS):
-        if (avail >> bit) & 1:
-            if (mask >> bit) & 1:
-                out |= 1 << cell
-            cell += 1
-    return out
-
-
-@njit(cache=True)
-def _expand(compact, avail):
-    out = 0
-    cell = 0
-    for bit in range(CELLS):
-        if (avail >> bit) & 1:
-            if (compact >> cell) & 1:
-                out |= 1 << bit
-            cell += 1
-    return out
 
 
 @njit(cache=True)
@@ -171,7 +155,7 @@ def rank(code):
     opp = _cells((code >> 30) & BOARD_MASK)
     m = popcount(me)
     o = popcount(opp)
-    opp_rank = colex_rank(_compress(opp, CELL_MASK & ~me))
+    opp_rank = colex_rank(extract_bits(opp, CELL_MASK & ~me))
     return colex_rank(me) * BINOM[CELLS - m, o] + opp_rank
 
 
@@ -181,7 +165,7 @@ def unrank(layer, r):
     o = layer % 8
     n_opp = BINOM[CELLS - m, o]
     me = colex_unrank(r // n_opp, m, CELLS)
-    opp = _expand(colex_unrank(r % n_opp, o, CELLS - m), CELL_MASK & ~me)
+    opp = deposit_bits(colex_unrank(r % n_opp, o, CELLS - m), CELL_MASK & ~me)
     return _squares_of_cells(me) | (_squares_of_cells(opp) << 30)
 
 
@@ -237,4 +221,4 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
                 max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
                 start=start, moves=moves, mirror=mirror, layer_of=layer_of, rank=rank,
-                unrank=unrank, to_json=to_json, from_json=from_json)
+                unrank=unrank, progress=progress, to_json=to_json, from_json=from_json)

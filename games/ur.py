@@ -17,8 +17,9 @@ the mover's private and shared squares, then the opponent's squares among the
 import numpy as np
 from numba import njit
 
-from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
+from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
 from .game import Game, PositionError, LAYER_STRIDE, layer_id
+from .progress import squares_sum
 
 NAME = "ur"
 RULES = "finkel"
@@ -92,6 +93,13 @@ def moves(code, throw, out_codes, out_info):
     return n
 
 
+@njit(cache=True)
+def progress(code):
+    """Squares travelled by the pieces on the board of both sides (borne-off pieces are
+    constant inside a layer)."""
+    return squares_sum(code & TRACK_MASK) + squares_sum((code >> 14) & TRACK_MASK)
+
+
 def _block_tables():
     """Offsets of the (k_m, s_m, k_o) blocks inside every layer, and layer sizes."""
     n_layers = LAYER_STRIDE * LAYER_STRIDE
@@ -129,32 +137,6 @@ OFFSET, BLOCK_START, BLOCK_KEY, N_BLOCKS, LAYER_SIZES = _block_tables()
 
 
 @njit(cache=True)
-def _compress(mask, avail):
-    """Bits of `mask` that lie in `avail`, packed down onto consecutive cells."""
-    out = 0
-    cell = 0
-    for bit in range(TRACK):
-        if (avail >> bit) & 1:
-            if (mask >> bit) & 1:
-                out |= 1 << cell
-            cell += 1
-    return out
-
-
-@njit(cache=True)
-def _expand(compact, avail):
-    """Inverse of _compress: cell i goes to the i-th set bit of `avail`."""
-    out = 0
-    cell = 0
-    for bit in range(TRACK):
-        if (avail >> bit) & 1:
-            if (compact >> cell) & 1:
-                out |= 1 << bit
-            cell += 1
-    return out
-
-
-@njit(cache=True)
 def layer_of(code):
     me = code & TRACK_MASK
     opp = (code >> 14) & TRACK_MASK
@@ -176,7 +158,7 @@ def rank(code):
     me_private = (me & 0xF) | ((me >> 12) << 4)
     mover = colex_rank(me_private) * BINOM[8, s_m] + colex_rank(me_shared)
     avail = TRACK_MASK & ~(me & SHARED_MASK)
-    opp_rank = colex_rank(_compress(opp, avail))
+    opp_rank = colex_rank(extract_bits(opp, avail))
     return OFFSET[a, b, k_m, s_m, k_o] + mover * BINOM[TRACK - s_m, k_o] + opp_rank
 
 
@@ -205,7 +187,7 @@ def unrank(layer, r):
     shared = colex_unrank(mover % n_shared, s_m, 8)
     me = (private & 0xF) | (shared << 4) | ((private >> 4) << 12)
     avail = TRACK_MASK & ~(me & SHARED_MASK)
-    opp = _expand(colex_unrank(opp_rank, k_o, TRACK - s_m), avail)
+    opp = deposit_bits(colex_unrank(opp_rank, k_o, TRACK - s_m), avail)
     return pack(me, opp, a - k_m, b - k_o)
 
 
@@ -267,5 +249,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
                 max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
                 start=int(pack(0, 0, pieces, pieces)), moves=moves, mirror=mirror,
-                layer_of=layer_of, rank=rank, unrank=unrank,
+                layer_of=layer_of, rank=rank, unrank=unrank, progress=progress,
                 to_json=to_json, from_json=from_json)

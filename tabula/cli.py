@@ -7,11 +7,7 @@ import argparse
 import sys
 
 from tabula import __version__
-from tabula.commands import moves
-
-
-class UsageError(Exception):
-    """A mistake in what the user asked for; printed as one line, exit status 2."""
+from tabula.commands import moves, solve, table, value
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -20,7 +16,7 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-COMMANDS = [moves]
+COMMANDS = [moves, solve, value, table]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     from games import PositionError
+    from tabula.commands.common import UsageError
     try:
         return args.run(args) or 0
     except (PositionError, UsageError, OSError) as err:

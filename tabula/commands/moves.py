@@ -4,8 +4,8 @@ import sys
 
 from games import PositionError
 
-from .positions import (add_game_arguments, game_from_args, parse_position, parse_throw,
-                        read_jsonl)
+from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args, open_table,
+                     parse_position, parse_throw, read_jsonl)
 
 
 def add_parser(sub):
@@ -25,14 +25,22 @@ def add_parser(sub):
                    help='many queries, one {"position": ..., "throw": ...} per line; '
                         "answers one JSON line each")
     p.add_argument("--json", action="store_true", help="print one JSON line")
+    add_table_argument(p, required=False)
+    p.epilog = ("With --table every move also gets its value: the mover's winning chance "
+                "after it (1 if it wins; the next position's value if the mover throws "
+                "again; one minus it if the turn passes).")
     p.set_defaults(run=run)
 
 
-def moves_json(game, code, throw):
-    return {"moves": [{"from": m["from"], "to": m["to"],
-                       "position": game.to_json(m["position"]),
-                       "again": m["again"], "over": m["over"]}
-                      for m in game.legal_moves(code, throw)]}
+def moves_json(game, code, throw, table=None):
+    moves = game.legal_moves(code, throw)
+    answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
+               "again": m["again"], "over": m["over"]} for m in moves]
+    if table is not None and moves:
+        after = table.values([m["position"] for m in moves])
+        for move, m, v in zip(answer, moves, after):
+            move["value"] = 1.0 if m["over"] else float(v) if m["again"] else 1.0 - float(v)
+    return {"moves": answer}
 
 
 def describe(game, code, throw, answer):
@@ -45,16 +53,18 @@ def describe(game, code, throw, answer):
                                          (m["again"], "throws again")) if flag]
         source = "enter" if game.name == "ur" and m["from"] == 0 else str(m["from"])
         target = "off" if m["to"] == game.off_square else str(m["to"])
-        lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14} "
+        value = f"  value {m['value']:.6f}" if "value" in m else ""
+        lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14}{value} "
                      f"then {json.dumps(m['position'])}")
     return "\n".join(lines)
 
 
 def run(args):
-    game = game_from_args(args)
+    table = open_table(args)
+    game = table.game if table else game_from_args(args)
     if args.input:
         if args.position is not None or args.throw is not None:
-            raise PositionError("give either --input or --position with --throw, not both")
+            raise UsageError("give either --input or --position with --throw, not both")
         for number, query in read_jsonl(args.input):
             try:
                 if not isinstance(query, dict) or set(query) != {"position", "throw"}:
@@ -63,12 +73,12 @@ def run(args):
                 throw = parse_throw(game, query["throw"])
             except PositionError as err:
                 raise PositionError(f"{args.input} line {number}: {err}")
-            print(json.dumps(moves_json(game, code, throw)))
+            print(json.dumps(moves_json(game, code, throw, table)))
         return 0
     if args.position is None or args.throw is None:
-        raise PositionError("give --position and --throw (or --input FILE.jsonl)")
+        raise UsageError("give --position and --throw (or --input FILE.jsonl)")
     code = parse_position(game, args.position)
     throw = parse_throw(game, args.throw)
-    answer = moves_json(game, code, throw)
+    answer = moves_json(game, code, throw, table)
     print(json.dumps(answer) if args.json else describe(game, code, throw, answer))
     return 0

@@ -1,7 +1,11 @@
-"""Reading games, positions and throws from the command line and JSON lines."""
+"""What the subcommands share: games, positions, throws, tables, JSON lines."""
 import json
 
 from games import GAMES, PositionError, get_game
+
+
+class UsageError(Exception):
+    """A mistake in how a command was called; printed as one line, exit status 2."""
 
 
 def add_game_arguments(parser):
@@ -48,3 +52,22 @@ def read_jsonl(path):
                 yield number, json.loads(line)
             except json.JSONDecodeError as err:
                 raise PositionError(f"{path} line {number}: not valid JSON ({err.msg})")
+
+
+def add_table_argument(parser, required):
+    parser.add_argument("--table", metavar="FILE", required=required,
+                        help="a solved table (tabula solve)")
+
+
+def open_table(args):
+    """The table of --table, checked against GAME and --pieces; None without --table."""
+    if not getattr(args, "table", None):
+        return None
+    from solver.table import Table
+    if args.game not in GAMES:
+        get_game(args.game)  # raises the unknown-game message
+    return Table(args.table, game=args.game, pieces=args.pieces)
+
+
+def print_json_or_text(args, answer: dict, text: str):
+    print(json.dumps(answer) if args.json else text)

@@ -1,0 +1,47 @@
+"""The Bellman equation evaluated from a table by lookups: what a move is worth,
+and T(V) of a position. Used to certify tables and to value moves."""
+import numpy as np
+from numba import njit, prange
+
+from solver.table import lookup
+
+
+@njit(cache=True)
+def move_worth(layer_of, rank, flat, offsets, next_code, info):
+    """The mover's winning chance after a move: 1 if it wins, the next position's
+    value if the mover throws again, one minus it if the turn passes."""
+    if (info >> 11) & 1:
+        return 1.0
+    v = lookup(layer_of, rank, flat, offsets, next_code)
+    return v if (info >> 10) & 1 else 1.0 - v
+
+
+@njit(parallel=True, cache=True)
+def bellman_many(moves, mirror, layer_of, rank, throws, probs, max_moves, flat, offsets,
+                 codes):
+    """T(V)(s) for each code s: sum over throws of p(t) times the best move's worth
+    (a forfeited throw is worth 1 - V(mirror(s)))."""
+    out = np.empty(len(codes))
+    for i in prange(len(codes)):
+        out_codes = np.empty(max_moves, dtype=np.int64)
+        out_info = np.empty(max_moves, dtype=np.int64)
+        code = codes[i]
+        total = 0.0
+        for t in range(len(throws)):
+            n = moves(code, throws[t], out_codes, out_info)
+            if n == 0:
+                best = 1.0 - lookup(layer_of, rank, flat, offsets, mirror(code))
+            else:
+                best = 0.0
+                for j in range(n):
+                    best = max(best, move_worth(layer_of, rank, flat, offsets, out_codes[j],
+                                                out_info[j]))
+            total += probs[t] * best
+        out[i] = total
+    return out
+
+
+def table_bellman(table, codes) -> np.ndarray:
+    g = table.game
+    return bellman_many(g.moves, g.mirror, g.layer_of, g.rank, g.throws, g.probs, g.max_moves,
+                        table.flat, table.offsets, np.asarray(codes, dtype=np.int64))

@@ -1,0 +1,277 @@
+"""The layered solver: units (a layer and its mirror) in dependency order.
+
+Bearing off is the one thing that cannot be undone, so layer (a, b) (pieces in
+play of mover and opponent) leads only to itself, its mirror (b, a) and layers
+with one piece fewer. Units are solved level by level (a + b ascending); a
+unit's moves are tabled once and then swept in place (Gauss-Seidel) from the
+most advanced positions down until no value changes by more than `tol`; a
+separate pass then certifies max |T(V) - V| on the float32 values stored.
+
+Each finished layer is checkpointed under OUT.partial/ (a .npy file and a JSON
+file of its figures, each written under a temporary name and renamed); a solve
+run again resumes there. The table appears under its final name only when
+complete.
+"""
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numba
+import numpy as np
+
+from games.game import layer_id, layer_pair
+from solver import kernels
+from solver.table import write_table
+from tabula.provenance import code_version, machine, now, peak_memory_bytes
+
+MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
+DEFAULT_TOL = 1e-9
+MAX_SWEEPS = 100_000
+POLICY_SWEEPS = 8  # cheap sweeps over the recorded best moves after each full sweep
+
+
+class SolveError(RuntimeError):
+    pass
+
+
+@dataclass
+class UnitResult:
+    values: dict                 # (a, b) -> float32 array
+    sweeps: int                  # full sweeps (all moves)
+    policy_sweeps: int           # cheap sweeps (recorded best moves only)
+    last_change: float
+    residual: float
+    seconds: float
+    build_seconds: float
+    entries: int = 0
+    exact: dict = field(default_factory=dict)  # code -> float64 value of watched codes
+
+
+@dataclass
+class Progress:
+    """Prints progress lines to a stream: one per sweep (overwritten on a terminal)
+    and one per finished unit, with an ETA from the positions still to solve."""
+    total_positions: int
+    stream: object = sys.stderr
+    quiet: bool = False
+    done_positions: int = 0
+    started: float = field(default_factory=time.time)
+    last_line: float = 0.0
+    every: float = 10.0  # seconds between sweep lines when not on a terminal
+
+    def _eta(self) -> str:
+        elapsed = time.time() - self.started
+        if self.done_positions == 0:
+            return "?"
+        rest = elapsed * (self.total_positions - self.done_positions) / self.done_positions
+        return f"{rest:.0f}s"
+
+    def sweep(self, unit: str, sweep: int, change: float):
+        tty = self.stream.isatty()
+        if self.quiet or (not tty and time.time() - self.last_line < self.every):
+            return
+        self.last_line = time.time()
+        end = "\r" if tty else "\n"
+        print(f"  {unit}: sweep {sweep}, change {change:.2e}, "
+              f"elapsed {time.time() - self.started:.0f}s, ETA {self._eta()}",
+              end=end, file=self.stream, flush=True)
+
+    def unit_done(self, unit: str, positions: int, result: "UnitResult | None"):
+        self.done_positions += positions
+        if self.quiet:
+            return
+        what = ("resumed from checkpoint" if result is None else
+                f"{result.sweeps}+{result.policy_sweeps} sweeps, residual {result.residual:.1e}, "
+                f"{result.seconds:.1f}s")
+        print(f"{unit}: {positions:,} positions, {what}; "
+              f"{100 * self.done_positions / self.total_positions:.0f}% done, "
+              f"ETA {self._eta()}" + " " * 10, file=self.stream, flush=True)
+
+
+def unit_order(game, max_total=None):
+    """Units (L, M) with M the mirror of L, in an order that solves every
+    successor layer before it is needed."""
+    pairs = [(a, b) for a, b in game.layers if a > 0 and b > 0 and a >= b
+             and (max_total is None or a + b <= max_total)]
+    return [((a, b), (b, a)) for a, b in sorted(pairs, key=lambda p: (p[0] + p[1], p))]
+
+
+def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=()) -> UnitResult:
+    """Solve the unit (L, M). `watch`: codes whose float64 values to report
+    (the start position's value is kept to more digits than float32 holds)."""
+    t0 = time.time()
+    n_l = game.layer_size(*L)
+    n_u = n_l + (game.layer_size(*M) if M != L else 0)
+    if n_u >= MAX_INDEX or len(lower) >= MAX_INDEX:
+        raise SolveError(f"unit {L} too large for 29-bit entries")
+    lid, mid = layer_id(*L), layer_id(*M)
+    is_rep, partner, key, codes = kernels.find_pairs(game.unrank, game.rank, game.mirror,
+                                                     game.progress, lid, mid, n_l)
+    reps, partners, rep_codes = kernels.sweep_order(is_rep, partner, key, codes)
+    del is_rep, partner, key, codes
+    slot_of = kernels.slots(reps, partners, n_u)
+    del reps, partners
+    counts = kernels.count_entries(game.moves, game.mirror, game.throws, game.max_moves,
+                                   rep_codes)
+    starts = kernels.chunk_starts(counts)
+    entries = kernels.fill_entries(game.moves, game.mirror, game.layer_of, game.rank,
+                                   game.throws, game.max_moves, lid, mid, n_l, rep_codes,
+                                   starts, slot_of, lower_offset)
+    del rep_codes
+    build_seconds = time.time() - t0
+    U = np.full(2 * counts.shape[0], 0.5)
+    policy = np.zeros(counts.shape, dtype=np.int32)
+    name = f"layer {L}" + (f"+{M}" if M != L else "")
+    sweeps, policy_sweeps, change = 0, 0, 1.0
+    while True:
+        change = kernels.sweep(U, lower, game.probs, counts, starts, entries, True, policy,
+                               True)
+        sweeps += 1
+        if progress is not None:
+            progress.sweep(name, sweeps, change)
+        if change <= tol:
+            break
+        for _ in range(POLICY_SWEEPS):
+            policy_sweeps += 1
+            if kernels.policy_sweep(U, lower, game.probs, counts, policy) <= tol:
+                break
+        if sweeps >= MAX_SWEEPS:
+            raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
+    del policy
+    stored = U.astype(np.float32)
+    residual = kernels.sweep(stored.astype(np.float64), lower, game.probs, counts, starts,
+                             entries, False, np.empty((0, 0), dtype=np.int32), False)
+    exact = {}
+    for code in watch:
+        layer = game.layer_of(code)
+        if layer in (lid, mid):
+            index = game.rank(code) + (n_l if layer != lid else 0)
+            exact[int(code)] = float(U[slot_of[index]])
+    stored = stored[slot_of]  # back to unit index (rank) order
+    values = {L: stored[:n_l]}
+    if M != L:
+        values[M] = stored[n_l:]
+    return UnitResult(values, sweeps, policy_sweeps, float(change), float(residual),
+                      time.time() - t0, build_seconds, len(entries), exact)
+
+
+class Checkpoint:
+    """Finished layers of an interrupted solve, in OUT.partial/."""
+
+    def __init__(self, out: Path, meta: dict):
+        self.dir = out.with_name(out.name + ".partial")
+        self.dir.mkdir(parents=True, exist_ok=True)
+        meta_path = self.dir / "meta.json"
+        if meta_path.exists():
+            found = json.loads(meta_path.read_text())
+            if found != meta:
+                raise SolveError(f"{self.dir} holds a solve with other settings "
+                                 f"({found}); remove it or choose another --out")
+        else:
+            _write_atomic(meta_path, json.dumps(meta).encode())
+
+    def has(self, layer) -> bool:
+        return (self.dir / f"{layer[0]}_{layer[1]}.json").exists()
+
+    def load(self, layer) -> np.ndarray:
+        return np.load(self.dir / f"{layer[0]}_{layer[1]}.npy")
+
+    def stats(self, layer) -> dict:
+        return json.loads((self.dir / f"{layer[0]}_{layer[1]}.json").read_text())
+
+    def save(self, layer, values, stats):
+        stem = f"{layer[0]}_{layer[1]}"
+        tmp = self.dir / f"{stem}.npy.tmp"
+        with open(tmp, "wb") as handle:
+            np.save(handle, values)
+        os.replace(tmp, self.dir / f"{stem}.npy")
+        _write_atomic(self.dir / f"{stem}.json", json.dumps(stats).encode())
+
+    def remove(self):
+        shutil.rmtree(self.dir)
+
+
+def _write_atomic(path: Path, data: bytes):
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _lower_values(game, L, M, finished):
+    """The finished layers a unit's bearing-off moves reach, as one flat array."""
+    lower_offset = np.full(64, -1, dtype=np.int64)
+    parts, start = [], 0
+    for a, b in {L, M}:
+        for target in ((a - 1, b), (b, a - 1)):
+            if min(target) > 0 and lower_offset[layer_id(*target)] < 0:
+                lower_offset[layer_id(*target)] = start
+                parts.append(finished[target])
+                start += len(finished[target])
+    flat = np.concatenate(parts) if parts else np.zeros(1, dtype=np.float32)
+    return flat, lower_offset
+
+
+def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False) -> dict:
+    """Solve `game` into the table file `out`; returns a summary dict."""
+    out = Path(out)
+    if threads:
+        numba.set_num_threads(threads)
+    units = unit_order(game, max_total)
+    layers = [layer for unit in units for layer in dict.fromkeys(unit)]
+    meta = {"game": game.name, "rules": game.rules, "pieces": game.pieces, "tolerance": tol,
+            "max_total": max_total}
+    checkpoint = Checkpoint(out, meta)
+    progress = Progress(sum(game.layer_size(*p) for p in layers), quiet=quiet)
+    t0 = time.time()
+    finished = {}  # float32 values of the layers the next units may need
+    for L, M in units:
+        unit = list(dict.fromkeys((L, M)))
+        level = L[0] + L[1]
+        for old in [p for p in finished if p[0] + p[1] < level - 1]:
+            del finished[old]
+        name = f"layer {L}" + (f"+{M}" if M != L else "")
+        positions = sum(game.layer_size(*p) for p in unit)
+        if all(checkpoint.has(p) for p in unit):
+            for p in unit:
+                finished[p] = checkpoint.load(p)
+            progress.unit_done(name, positions, None)
+            continue
+        lower, lower_offset = _lower_values(game, L, M, finished)
+        result = solve_unit(game, L, M, lower, lower_offset, tol, progress, [game.start])
+        for p in unit:
+            finished[p] = result.values[p]
+            extra = ({"start_value": result.exact[game.start]}
+                     if game.layer_of(game.start) == layer_id(*p) else {})
+            checkpoint.save(p, result.values[p], {**extra,
+                "sweeps": result.sweeps, "policy_sweeps": result.policy_sweeps,
+                "last_change": result.last_change,
+                "residual": result.residual, "seconds": result.seconds,
+                "build_seconds": result.build_seconds, "entries": result.entries,
+                "positions": game.layer_size(*p)})
+        progress.unit_done(name, positions, result)
+    seconds = time.time() - t0
+    stats = {p: checkpoint.stats(p) for p in layers}
+    per_unit = [stats[L] for L, _ in units]  # a unit's figures are stored with both layers
+    max_residual = max(s["residual"] for s in per_unit)
+    attrs = {"tolerance": tol, "max_total": -1 if max_total is None else max_total,
+             "solve_seconds": sum(s["seconds"] for s in per_unit),
+             "max_residual": max_residual, "machine": json.dumps(machine()),
+             "code_version": code_version(), "created": now()}
+    start_stats = stats.get(layer_pair(game.layer_of(game.start)), {})
+    if "start_value" in start_stats:
+        attrs["start_value"] = start_stats["start_value"]
+    tmp = out.with_name(out.name + ".tmp")
+    write_table(tmp, game, layers, lambda a, b: checkpoint.load((a, b)), attrs, stats)
+    os.replace(tmp, out)
+    checkpoint.remove()
+    return {"table": str(out), "game": game.name, "pieces": game.pieces,
+            "positions": progress.total_positions, "layers": len(layers),
+            "sweeps": sum(s["sweeps"] for s in per_unit),
+            "policy_sweeps": sum(s["policy_sweeps"] for s in per_unit),
+            "max_residual": max_residual, "start_value": attrs.get("start_value"),
+            "wall_seconds": seconds,
+            "peak_memory_bytes": peak_memory_bytes()}

@@ -1,0 +1,151 @@
+"""Solved tables in HDF5: one contiguous float32 dataset per layer, memory-mappable.
+
+File layout:
+  attrs   format, format_version, game, rules, pieces, tolerance, layers (JSON),
+          sha256 (of the float32 values, layers in file order), solve_seconds,
+          max_residual, machine, code_version, created
+  layers/A_B   float32[size of layer (A, B)], attrs: sweeps, last_change,
+               residual, seconds
+Datasets are aligned to 4 KiB so the whole file can be mapped as float32.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+from numba import njit
+
+from games import PositionError, get_game
+from games.game import layer_id, layer_pair
+
+FORMAT = "tabula-table"
+FORMAT_VERSION = 1
+ALIGN = 4096
+
+
+class TableError(PositionError):
+    """A table file that is missing, unreadable, incomplete or made for another game."""
+
+
+def dataset_name(a: int, b: int) -> str:
+    return f"layers/{a}_{b}"
+
+
+def values_sha256(arrays) -> str:
+    digest = hashlib.sha256()
+    for values in arrays:
+        digest.update(np.ascontiguousarray(values, dtype=np.float32).tobytes())
+    return digest.hexdigest()
+
+
+def write_table(path, game, layers, read_layer, attrs, layer_attrs):
+    """Write layers (in order) to `path`; read_layer(a, b) gives each float32 array."""
+    digest = hashlib.sha256()
+    with h5py.File(path, "w", alignment_threshold=1, alignment_interval=ALIGN) as f:
+        f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION,
+                        "game": game.name, "rules": game.rules, "pieces": game.pieces,
+                        "layers": json.dumps([list(p) for p in layers])})
+        for a, b in layers:
+            values = np.ascontiguousarray(read_layer(a, b), dtype=np.float32)
+            digest.update(values.tobytes())
+            ds = f.create_dataset(dataset_name(a, b), data=values)
+            ds.attrs.update(layer_attrs[(a, b)])
+        f.attrs.update(attrs)
+        f.attrs["sha256"] = digest.hexdigest()
+
+
+@njit(cache=True)
+def lookup(layer_of, rank, flat, offsets, code):
+    """Value of `code` from a flat float32 array of layers starting at offsets[layer]
+    (-1: not in the table, gives NaN). A side with no piece in play has won."""
+    layer = layer_of(code)
+    if layer // 8 == 0:
+        return 1.0
+    if layer % 8 == 0:
+        return 0.0
+    start = offsets[layer]
+    if start < 0:
+        return np.nan
+    return np.float64(flat[start + rank(code)])
+
+
+@njit(cache=True)
+def lookup_many(layer_of, rank, flat, offsets, codes):
+    out = np.empty(len(codes))
+    for i in range(len(codes)):
+        out[i] = lookup(layer_of, rank, flat, offsets, codes[i])
+    return out
+
+
+class Table:
+    """A solved table, opened for lookups (memory-mapped, or read into memory)."""
+
+    def __init__(self, path, game: str | None = None, pieces: int | None = None,
+                 in_memory: bool = False):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise TableError(f"no table file {self.path}")
+        try:
+            handle = h5py.File(self.path, "r")
+        except OSError as err:
+            raise TableError(f"{self.path} is not a readable HDF5 table ({err})") from None
+        with handle as f:
+            if f.attrs.get("format") != FORMAT:
+                raise TableError(f"{self.path} is not a tabula table")
+            self.attrs = {k: _plain(v) for k, v in f.attrs.items()}
+            if "sha256" not in self.attrs:
+                raise TableError(f"{self.path} is incomplete (no checksum)")
+            self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+            if game is not None and game != self.game.name:
+                raise TableError(f"{self.path} is a table of {self.game.name}, not of {game}")
+            if pieces is not None and pieces != self.game.pieces:
+                raise TableError(f"{self.path} was solved with pieces={self.game.pieces}, "
+                                 f"not pieces={pieces}")
+            self.layers = [tuple(p) for p in json.loads(self.attrs["layers"])]
+            self.layer_attrs = {p: {k: _plain(v) for k, v in
+                                    f[dataset_name(*p)].attrs.items()} for p in self.layers}
+            self.offsets = np.full(64, -1, dtype=np.int64)
+            if in_memory:
+                self.flat = np.empty(sum(self.game.layer_size(*p) for p in self.layers),
+                                     dtype=np.float32)
+                start = 0
+                for p in self.layers:
+                    ds = f[dataset_name(*p)]
+                    ds.read_direct(self.flat[start:start + len(ds)])
+                    self.offsets[layer_id(*p)] = start
+                    start += len(ds)
+            else:
+                for p in self.layers:
+                    offset = f[dataset_name(*p)].id.get_offset()
+                    if offset is None or offset % 4:
+                        raise TableError(f"{self.path}: layer {p} is not mappable")
+                    self.offsets[layer_id(*p)] = offset // 4
+        if not in_memory:
+            self.flat = np.memmap(self.path, dtype=np.float32, mode="r",
+                                  shape=(self.path.stat().st_size // 4,))
+
+    def layer(self, a: int, b: int) -> np.ndarray:
+        start = self.offsets[layer_id(a, b)]
+        if start < 0:
+            raise TableError(f"{self.path} holds no layer ({a}, {b})")
+        return self.flat[start:start + self.game.layer_size(a, b)]
+
+    def values(self, codes) -> np.ndarray:
+        codes = np.asarray(codes, dtype=np.int64)
+        out = lookup_many(self.game.layer_of, self.game.rank, self.flat, self.offsets, codes)
+        if np.isnan(out).any():
+            code = int(codes[np.isnan(out)][0])
+            a, b = layer_pair(int(self.game.layer_of(code)))
+            raise TableError(f"{self.path} holds no layer ({a}, {b}) for position "
+                             f"{json.dumps(self.game.to_json(code))}")
+        return out
+
+    def value(self, code: int) -> float:
+        return float(self.values([code])[0])
+
+
+def _plain(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

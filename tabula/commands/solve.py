@@ -1,0 +1,55 @@
+"""tabula solve: the exact table of a game, layer by layer."""
+import json
+from pathlib import Path
+
+from .common import UsageError, add_game_arguments, game_from_args
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "solve", help="solve a game exactly into an HDF5 table",
+        description="Compute, for every position, the probability that the player about "
+                    "to throw wins under perfect play (layered value iteration). Finished "
+                    "layers are checkpointed beside the output (OUT.partial/); running the "
+                    "same command again resumes there. The table appears under its name "
+                    "only when complete.")
+    add_game_arguments(p)
+    p.add_argument("--out", required=True, metavar="FILE", help="table file to write (.h5)")
+    p.add_argument("--tol", type=float, default=1e-9,
+                   help="stop a layer when no value changes by more than this (default 1e-9)")
+    p.add_argument("--threads", type=int, default=None,
+                   help="threads for the compiled kernels (default: all cores)")
+    p.add_argument("--max-total", type=int, default=None, metavar="K",
+                   help="solve only layers with at most K pieces in play in total")
+    p.add_argument("--force", action="store_true", help="overwrite an existing table")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    from solver.layered import solve
+    game = game_from_args(args)
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; use --force to overwrite it")
+    if not out.parent.is_dir():
+        raise UsageError(f"no directory {out.parent} for --out")
+    if not 0 < args.tol < 1:
+        raise UsageError("--tol must lie between 0 and 1")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError("--threads must be at least 1")
+    summary = solve(game, out, tol=args.tol, threads=args.threads, max_total=args.max_total,
+                    quiet=args.quiet)
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        start = summary["start_value"]
+        print(f"solved {game.name} (pieces={game.pieces}): {summary['positions']:,} positions "
+              f"in {summary['layers']} layers, {summary['wall_seconds']:.1f} s, peak memory "
+              f"{summary['peak_memory_bytes'] / 2**30:.2f} GiB, worst residual "
+              f"{summary['max_residual']:.1e}")
+        if start is not None:
+            print(f"first player's winning chance from the start: {start:.10f}")
+        print(f"table: {out}")
+    return 0

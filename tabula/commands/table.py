@@ -1,0 +1,61 @@
+"""tabula table info|verify: what a table file holds, and whether it is sound."""
+import json
+
+from .common import print_json_or_text
+
+
+def add_parser(sub):
+    p = sub.add_parser("table", help="inspect or verify a solved table",
+                       description="Inspect (info) or check (verify) a table file.")
+    actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
+    actions.required = True
+    info = actions.add_parser("info", help="what the file holds, its provenance and residuals")
+    info.add_argument("file")
+    info.add_argument("--json", action="store_true")
+    info.set_defaults(run=run_info)
+    verify = actions.add_parser(
+        "verify", help="recompute the SHA-256 and the Bellman residual on a sample of "
+                       "every layer (exit status 1 when a check fails)")
+    verify.add_argument("file")
+    verify.add_argument("--sample", type=int, default=100_000,
+                        help="positions checked per layer (all of smaller layers)")
+    verify.add_argument("--json", action="store_true")
+    verify.set_defaults(run=run_verify)
+
+
+def run_info(args):
+    from solver.table import Table
+    table = Table(args.file)
+    attrs = dict(table.attrs)
+    attrs["layers"] = json.loads(attrs["layers"])
+    attrs["machine"] = json.loads(attrs.get("machine", "{}"))
+    positions = sum(table.game.layer_size(*p) for p in table.layers)
+    answer = {"file": str(table.path), **attrs, "positions": positions,
+              "layer_stats": {f"{a}_{b}": table.layer_attrs[(a, b)] for a, b in table.layers}}
+    lines = [f"{table.path}: {attrs['game']} ({attrs['rules']}), pieces={attrs['pieces']}, "
+             f"{positions:,} positions in {len(table.layers)} layers",
+             f"  solved {attrs.get('created')} by tabula {attrs.get('code_version')} on "
+             f"{attrs['machine'].get('cpu')} ({attrs['machine'].get('cores')} cores) in "
+             f"{attrs.get('solve_seconds', 0):.1f} s",
+             f"  tolerance {attrs['tolerance']:.0e}, worst certified residual "
+             f"{attrs['max_residual']:.2e}",
+             f"  sha256 {attrs['sha256']}"]
+    if "start_value" in attrs:
+        lines.append(f"  start value (float64) {attrs['start_value']:.12f}")
+    lines.append("  layer    positions     sweeps  residual")
+    for (a, b) in table.layers:
+        s = table.layer_attrs[(a, b)]
+        lines.append(f"  ({a},{b})  {s['positions']:>12,}  {s['sweeps']:>4}+{s['policy_sweeps']:<4}"
+                     f"  {s['residual']:.1e}")
+    print_json_or_text(args, answer, "\n".join(lines))
+    return 0
+
+
+def run_verify(args):
+    from solver.verify import verify_table
+    report = verify_table(args.file, sample=args.sample)
+    lines = [f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
+             f"worst residual {report['max_residual']:.2e} on samples "
+             f"(bound {report['residual_bound']:.0e}): {'ok' if report['ok'] else 'FAILED'}"]
+    print_json_or_text(args, report, "\n".join(lines))
+    return 0 if report["ok"] else 1

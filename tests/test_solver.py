@@ -1,0 +1,174 @@
+"""The layered solver against the float64 reference, closed forms and its own certificates."""
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from games import get_game
+from games.game import layer_id
+from games.batch import unrank_many
+from solver import layered
+from solver.layered import solve
+from solver.reference import reference_solve
+from solver.table import Table, TableError
+from solver.verify import verify_table
+from tests.reference import ur_rules
+
+# (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
+# total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900).
+SMALL = [("ur", 1, None), ("ur", 2, None), ("ur", 3, None), ("senet", 1, None),
+         ("senet", 2, 3)]
+
+
+@pytest.fixture(scope="session")
+def tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tables")
+    made = {}
+    for name, pieces, max_total in SMALL:
+        path = folder / f"{name}{pieces}.h5"
+        solve(get_game(name, pieces), path, max_total=max_total, quiet=True)
+        made[(name, pieces)] = Table(path)
+    return made
+
+
+@pytest.mark.parametrize("name,pieces,max_total", SMALL)
+def test_fast_solver_equals_reference(tables, name, pieces, max_total):
+    table = tables[(name, pieces)]
+    reference = reference_solve(table.game, max_total=max_total)
+    assert sorted(reference) == sorted(table.layers)
+    for layer, exact in reference.items():
+        assert np.abs(table.layer(*layer).astype(np.float64) - exact).max() <= 1e-7, layer
+
+
+def test_every_layer_is_certified(tables):
+    for table in tables.values():
+        for layer in table.layers:
+            stats = table.layer_attrs[layer]
+            assert stats["residual"] <= 1e-6 and stats["last_change"] <= 1e-9
+        report = verify_table(table.path, sample=2000)
+        assert report["ok"] and report["sha256_ok"], report
+
+
+def exact_closed_system(state):
+    """Exact value of an Ur position whose reachable positions have at most one legal
+    move per throw, by Gaussian elimination over the rationals (reference rules)."""
+    probs = [Fraction(c, 16) for c in (1, 4, 6, 4, 1)]
+    index, order, rows = {}, [state], []
+    while len(rows) < len(order):
+        s = order[len(rows)]
+        index.setdefault(s, len(rows))
+        row = {}
+        constant = Fraction(0)
+        for throw, p in enumerate(probs):
+            moves = ur_rules.legal_moves(s, throw)
+            assert len(moves) <= 1
+            if not moves:
+                nxt, sign = (s[2], s[3], s[0], s[1]), -1  # forfeit: 1 - V(mirror)
+            else:
+                nxt, again, over = moves[0]
+                if over:
+                    constant += p
+                    continue
+                sign = 1 if again else -1
+            if sign < 0:
+                constant += p
+            if nxt not in index:
+                index[nxt] = len(order)
+                order.append(nxt)
+            row[index[nxt]] = row.get(index[nxt], 0) + sign * p
+        rows.append((row, constant))
+    n = len(order)
+    matrix = [[Fraction(int(i == j)) - rows[i][0].get(j, 0) for j in range(n)] + [rows[i][1]]
+              for i in range(n)]
+    for col in range(n):
+        pivot = next(r for r in range(col, n) if matrix[r][col] != 0)
+        matrix[col], matrix[pivot] = matrix[pivot], matrix[col]
+        for r in range(n):
+            if r != col and matrix[r][col] != 0:
+                f = matrix[r][col] / matrix[col][col]
+                matrix[r] = [a - f * b for a, b in zip(matrix[r], matrix[col])]
+    return matrix[0][n] / matrix[0][0]
+
+
+def ur_position(game, me, opp):
+    return game.position_from_json({"me": me, "me_waiting": 0, "opp": opp, "opp_waiting": 0})
+
+
+def test_ur_closed_forms(tables):
+    table = tables[("ur", 1)]
+    both_on_14 = table.value(ur_position(table.game, [14], [14]))
+    assert exact_closed_system((frozenset({14}), 0, frozenset({14}), 0)) == Fraction(4, 7)
+    assert abs(both_on_14 - 4 / 7) < 1e-7
+    exact = exact_closed_system((frozenset({13}), 0, frozenset({14}), 0))
+    assert exact.denominator > 1 and 0 < exact < 1
+    assert abs(table.value(ur_position(table.game, [13], [14])) - float(exact)) < 1e-7
+
+
+def test_senet_closed_forms(tables):
+    table = tables[("senet", 1)]
+    game = table.game
+
+    def value(me, opp):
+        return table.value(game.position_from_json({"me": [me], "opp": [opp]}))
+
+    assert abs(value(30, 29) - 8 / 17) < 1e-7
+    assert abs(value(29, 1) - 0.992) <= 0.0005
+    for opp in [s for s in range(1, 31) if s not in (27, 29)]:  # 29 is then taken
+        mine = {me: value(me, opp) for me in range(1, 31) if me not in (27, opp)}
+        assert max(mine, key=mine.get) == 29, opp
+
+
+def test_table_refuses_other_game_or_rules(tables):
+    path = tables[("ur", 2)].path
+    with pytest.raises(TableError, match="table of ur, not of senet"):
+        Table(path, game="senet")
+    with pytest.raises(TableError, match="pieces=2, not pieces=3"):
+        Table(path, game="ur", pieces=3)
+    with pytest.raises(TableError, match="no table file"):
+        Table(path.with_name("missing.h5"))
+
+
+def test_lookups_match_layers(tables):
+    table = tables[("ur", 3)]
+    rng = np.random.default_rng(0)
+    for a, b in table.layers:
+        ranks = rng.integers(0, table.game.layer_size(a, b), size=50)
+        codes = unrank_many(table.game.unrank, np.full(50, layer_id(a, b)), ranks)
+        assert np.array_equal(table.values(codes), table.layer(a, b)[ranks])
+    in_memory = Table(table.path, in_memory=True)
+    assert in_memory.value(table.game.start) == table.value(table.game.start)
+
+
+def test_interrupted_solve_resumes(tmp_path, monkeypatch):
+    game = get_game("ur", 2)
+    out = tmp_path / "ur2.h5"
+    real = layered.solve_unit
+    calls = []
+
+    def failing_after_two(*args, **kwargs):
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        calls.append(args[1])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(layered, "solve_unit", failing_after_two)
+    with pytest.raises(KeyboardInterrupt):
+        solve(game, out, quiet=True)
+    assert not out.exists()
+    assert (tmp_path / "ur2.h5.partial").is_dir()
+    monkeypatch.setattr(layered, "solve_unit", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    solve(game, out, quiet=True)
+    assert calls == [(1, 1), (2, 1), (2, 2)]  # the resumed run solved only the last unit
+    assert not (tmp_path / "ur2.h5.partial").exists()
+    fresh = tmp_path / "fresh.h5"
+    solve(game, fresh, quiet=True)
+    for layer in Table(out).layers:
+        assert np.abs(Table(out).layer(*layer) - Table(fresh).layer(*layer)).max() < 1e-7
+
+
+def test_resume_with_other_settings_is_refused(tmp_path):
+    out = tmp_path / "t.h5"
+    (tmp_path / "t.h5.partial").mkdir()
+    (tmp_path / "t.h5.partial" / "meta.json").write_text('{"game": "senet"}')
+    with pytest.raises(layered.SolveError, match="other settings"):
+        solve(get_game("ur", 1), out, quiet=True)
