@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test crosscheck bench clean
+.PHONY: demo test crosscheck solvercheck bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -16,8 +16,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/tabula moves ur --position start --throw 2
-	$(BIN)/tabula moves senet --position start --throw 5
+	mkdir -p tables
+	$(BIN)/tabula solve ur --pieces 3 --out tables/ur3.h5 --force
+	$(BIN)/tabula table info tables/ur3.h5
+	$(BIN)/tabula value ur --table tables/ur3.h5 --position start
+	$(BIN)/tabula moves ur --table tables/ur3.h5 --position start --throw 2
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
@@ -27,8 +30,13 @@ crosscheck: $(STAMP)
 	$(BIN)/python -m tests.crosscheck senet 1000000
 	$(BIN)/python -m tests.crosscheck ur 100000 --royalur
 
+solvercheck: $(STAMP)
+	$(BIN)/python -m tests.solver_check senet
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_moves.py
+	$(BIN)/python benchmarks/bench_solve.py ur --pieces 7 --out tables/ur7.h5
+	$(BIN)/python benchmarks/bench_lookup.py tables/ur7.h5
 
 clean:
 	rm -rf $(VENV) build *.egg-info

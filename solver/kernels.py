@@ -24,6 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 WIN = -1
+FORFEIT = -2  # in a policy: the throw has no legal move
 CHUNK = 2048  # pairs per parallel work item
 
 
@@ -116,6 +117,21 @@ def chunk_starts(counts):
     return starts
 
 
+@njit(cache=True)
+def encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset, next_code, info):
+    """The entry of a move (see the module docstring)."""
+    if (info >> 11) & 1:
+        return WIN
+    passes = 1 - ((info >> 10) & 1)
+    layer = layer_of(next_code)
+    r = rank(next_code)
+    if layer == L:
+        return (slot_of[r] << 2) | passes
+    if layer == M:
+        return (slot_of[n_l + r] << 2) | passes
+    return ((lower_offset[layer] + r) << 2) | 2 | passes
+
+
 @njit(parallel=True, cache=True)
 def fill_entries(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l,
                  rep_codes, starts, slot_of, lower_offset):
@@ -131,20 +147,8 @@ def fill_entries(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l,
                 for t in range(n_t):
                     n = moves(code, throws[t], out_codes, out_info)
                     for i in range(n):
-                        info = out_info[i]
-                        if (info >> 11) & 1:
-                            entries[pos] = WIN
-                        else:
-                            passes = 1 - ((info >> 10) & 1)
-                            target = out_codes[i]
-                            layer = layer_of(target)
-                            r = rank(target)
-                            if layer == L:
-                                entries[pos] = (slot_of[r] << 2) | passes
-                            elif layer == M:
-                                entries[pos] = (slot_of[n_l + r] << 2) | passes
-                            else:
-                                entries[pos] = ((lower_offset[layer] + r) << 2) | 2 | passes
+                        entries[pos] = encode_move(layer_of, rank, L, M, n_l, slot_of,
+                                                   lower_offset, out_codes[i], out_info[i])
                         pos += 1
                 code = mirror(code)
     return entries
@@ -171,6 +175,8 @@ def _throw_values(U, lower, probs, counts, k, first, entries, pos, policy, recor
         n = counts[k, first + t]
         if n == 0:
             forfeit += probs[t]
+            if record:
+                policy[k, first + t] = FORFEIT
             continue
         best = -1.0
         best_entry = 0
@@ -229,25 +235,72 @@ def sweep(U, lower, probs, counts, starts, entries, update, policy, record):
 
 
 @njit(parallel=True, cache=True)
-def policy_sweep(U, lower, probs, counts, policy):
+def policy_sweep(U, lower, probs, policy):
     """A cheap in-place sweep that re-evaluates only the recorded best moves
     (modified policy iteration); returns the largest change."""
     n_t = len(probs)
-    n_chunks = (counts.shape[0] + CHUNK - 1) // CHUNK
+    n_chunks = (policy.shape[0] + CHUNK - 1) // CHUNK
     worst = np.zeros(n_chunks)
     for c in prange(n_chunks):
         w = 0.0
-        for k in range(c * CHUNK, min((c + 1) * CHUNK, counts.shape[0])):
+        for k in range(c * CHUNK, min((c + 1) * CHUNK, policy.shape[0])):
             a = q = a2 = q2 = 0.0
             for t in range(n_t):
-                if counts[k, t] == 0:
+                e = policy[k, t]
+                if e == FORFEIT:
                     q += probs[t]
                 else:
-                    a += probs[t] * _entry_value(U, lower, policy[k, t])
-                if counts[k, n_t + t] == 0:
+                    a += probs[t] * _entry_value(U, lower, e)
+                e = policy[k, n_t + t]
+                if e == FORFEIT:
                     q2 += probs[t]
                 else:
-                    a2 += probs[t] * _entry_value(U, lower, policy[k, n_t + t])
+                    a2 += probs[t] * _entry_value(U, lower, e)
             w = max(w, _pair_update(U, 2 * k, a, q, a2, q2, True))
+        worst[c] = w
+    return worst.max()
+
+
+@njit(parallel=True, cache=True)
+def sweep_on_the_fly(moves, mirror, layer_of, rank, throws, probs, max_moves, L, M, n_l,
+                     rep_codes, slot_of, lower, lower_offset, U, update, policy, record):
+    """sweep() for units too large to table: every move is generated and located
+    again, which costs far more per sweep but needs no entries in memory."""
+    n_t = len(throws)
+    n_chunks = (len(rep_codes) + CHUNK - 1) // CHUNK
+    worst = np.zeros(n_chunks)
+    for c in prange(n_chunks):
+        out_codes = np.empty(max_moves, dtype=np.int64)
+        out_info = np.empty(max_moves, dtype=np.int64)
+        sums = np.zeros(4)
+        w = 0.0
+        for k in range(c * CHUNK, min((c + 1) * CHUNK, len(rep_codes))):
+            code = rep_codes[k]
+            for side in range(2):
+                total = 0.0
+                forfeit = 0.0
+                for t in range(n_t):
+                    n = moves(code, throws[t], out_codes, out_info)
+                    if n == 0:
+                        forfeit += probs[t]
+                        if record:
+                            policy[k, side * n_t + t] = FORFEIT
+                        continue
+                    best = -1.0
+                    best_entry = 0
+                    for i in range(n):
+                        e = encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset,
+                                        out_codes[i], out_info[i])
+                        v = _entry_value(U, lower, e)
+                        if v > best:
+                            best = v
+                            best_entry = e
+                    if record:
+                        policy[k, side * n_t + t] = best_entry
+                    total += probs[t] * best
+                sums[2 * side] = total
+                sums[2 * side + 1] = forfeit
+                code = mirror(code)
+            w = max(w, _pair_update(U, 2 * k, sums[0], sums[1], sums[2], sums[3], update))
         worst[c] = w
     return worst.max()

@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from games.game import layer_id, layer_pair
+from games.sampling import uniform_positions
 from solver import kernels
 from solver.table import write_table
 from tabula.provenance import code_version, machine, now, peak_memory_bytes
@@ -32,6 +33,8 @@ MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
 DEFAULT_TOL = 1e-9
 MAX_SWEEPS = 100_000
 POLICY_SWEEPS = 8  # cheap sweeps over the recorded best moves after each full sweep
+POLICY_SWEEPS_UNTABLED = 40  # more of them where a full sweep generates every move again
+TABLE_BUDGET = 6 * 2**30  # bytes of tabled moves a unit may use
 
 
 class SolveError(RuntimeError):
@@ -100,9 +103,19 @@ def unit_order(game, max_total=None):
     return [((a, b), (b, a)) for a, b in sorted(pairs, key=lambda p: (p[0] + p[1], p))]
 
 
-def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=()) -> UnitResult:
-    """Solve the unit (L, M). `watch`: codes whose float64 values to report
-    (the start position's value is kept to more digits than float32 holds)."""
+def _estimated_entries(game, L, M, n_pairs) -> float:
+    """Entries a tabled unit would need, from the moves of a sample of its pairs."""
+    sample = uniform_positions(game, 4096, seed=0, layers=[L])
+    counts = kernels.count_entries(game.moves, game.mirror, game.throws, game.max_moves, sample)
+    return float(counts.sum(axis=1).mean()) * n_pairs
+
+
+def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
+               table_budget=TABLE_BUDGET) -> UnitResult:
+    """Solve the unit (L, M). Its moves are tabled when their entries fit in
+    `table_budget` bytes, otherwise generated again in every full sweep.
+    `watch`: codes whose float64 values to report (the start position's value is
+    kept to more digits than float32 holds)."""
     t0 = time.time()
     n_l = game.layer_size(*L)
     n_u = n_l + (game.layer_size(*M) if M != L else 0)
@@ -115,36 +128,51 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=()) ->
     del is_rep, partner, key, codes
     slot_of = kernels.slots(reps, partners, n_u)
     del reps, partners
-    counts = kernels.count_entries(game.moves, game.mirror, game.throws, game.max_moves,
-                                   rep_codes)
-    starts = kernels.chunk_starts(counts)
-    entries = kernels.fill_entries(game.moves, game.mirror, game.layer_of, game.rank,
-                                   game.throws, game.max_moves, lid, mid, n_l, rep_codes,
-                                   starts, slot_of, lower_offset)
-    del rep_codes
+    n_pairs = len(rep_codes)
+    tabled = 4 * _estimated_entries(game, L, M, n_pairs) <= table_budget
+    if tabled:
+        counts = kernels.count_entries(game.moves, game.mirror, game.throws, game.max_moves,
+                                       rep_codes)
+        starts = kernels.chunk_starts(counts)
+        entries = kernels.fill_entries(game.moves, game.mirror, game.layer_of, game.rank,
+                                       game.throws, game.max_moves, lid, mid, n_l, rep_codes,
+                                       starts, slot_of, lower_offset)
+        n_entries = len(entries)
+
+        def full_sweep(U, update, policy, record):
+            return kernels.sweep(U, lower, game.probs, counts, starts, entries, update,
+                                 policy, record)
+    else:
+        n_entries = 0
+
+        def full_sweep(U, update, policy, record):
+            return kernels.sweep_on_the_fly(game.moves, game.mirror, game.layer_of, game.rank,
+                                            game.throws, game.probs, game.max_moves, lid, mid,
+                                            n_l, rep_codes, slot_of, lower, lower_offset, U,
+                                            update, policy, record)
     build_seconds = time.time() - t0
-    U = np.full(2 * counts.shape[0], 0.5)
-    policy = np.zeros(counts.shape, dtype=np.int32)
+    U = np.full(2 * n_pairs, 0.5)
+    policy = np.empty((n_pairs, 2 * len(game.throws)), dtype=np.int32)
+    cheap_limit = POLICY_SWEEPS if tabled else POLICY_SWEEPS_UNTABLED
     name = f"layer {L}" + (f"+{M}" if M != L else "")
-    sweeps, policy_sweeps, change = 0, 0, 1.0
+    sweeps, policy_sweeps = 0, 0
     while True:
-        change = kernels.sweep(U, lower, game.probs, counts, starts, entries, True, policy,
-                               True)
+        change = full_sweep(U, True, policy, True)
         sweeps += 1
         if progress is not None:
             progress.sweep(name, sweeps, change)
         if change <= tol:
             break
-        for _ in range(POLICY_SWEEPS):
+        for _ in range(cheap_limit):
             policy_sweeps += 1
-            if kernels.policy_sweep(U, lower, game.probs, counts, policy) <= tol:
+            if kernels.policy_sweep(U, lower, game.probs, policy) <= tol:
                 break
         if sweeps >= MAX_SWEEPS:
             raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
     del policy
     stored = U.astype(np.float32)
-    residual = kernels.sweep(stored.astype(np.float64), lower, game.probs, counts, starts,
-                             entries, False, np.empty((0, 0), dtype=np.int32), False)
+    residual = full_sweep(stored.astype(np.float64), False, np.empty((0, 0), dtype=np.int32),
+                          False)
     exact = {}
     for code in watch:
         layer = game.layer_of(code)
@@ -156,7 +184,7 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=()) ->
     if M != L:
         values[M] = stored[n_l:]
     return UnitResult(values, sweeps, policy_sweeps, float(change), float(residual),
-                      time.time() - t0, build_seconds, len(entries), exact)
+                      time.time() - t0, build_seconds, n_entries, exact)
 
 
 class Checkpoint:
@@ -215,8 +243,11 @@ def _lower_values(game, L, M, finished):
     return flat, lower_offset
 
 
-def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False) -> dict:
-    """Solve `game` into the table file `out`; returns a summary dict."""
+def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False,
+          table_budget=TABLE_BUDGET) -> dict:
+    """Solve `game` into the table file `out`; returns a summary dict.
+    table_budget: bytes of tabled moves a unit may use before its moves are
+    generated again in every full sweep instead."""
     out = Path(out)
     if threads:
         numba.set_num_threads(threads)
@@ -241,7 +272,8 @@ def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False)
             progress.unit_done(name, positions, None)
             continue
         lower, lower_offset = _lower_values(game, L, M, finished)
-        result = solve_unit(game, L, M, lower, lower_offset, tol, progress, [game.start])
+        result = solve_unit(game, L, M, lower, lower_offset, tol, progress, [game.start],
+                            table_budget)
         for p in unit:
             finished[p] = result.values[p]
             extra = ({"start_value": result.exact[game.start]}

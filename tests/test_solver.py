@@ -172,3 +172,15 @@ def test_resume_with_other_settings_is_refused(tmp_path):
     (tmp_path / "t.h5.partial" / "meta.json").write_text('{"game": "senet"}')
     with pytest.raises(layered.SolveError, match="other settings"):
         solve(get_game("ur", 1), out, quiet=True)
+
+
+@pytest.mark.parametrize("name,pieces,max_total", [("ur", 2, None), ("senet", 2, 3)])
+def test_untabled_sweeps_give_the_same_table(tables, tmp_path, name, pieces, max_total):
+    """Units too large to table generate their moves in every sweep: same values."""
+    out = tmp_path / "untabled.h5"
+    solve(get_game(name, pieces), out, max_total=max_total, quiet=True, table_budget=0)
+    untabled, tabled = Table(out), tables[(name, pieces)]
+    for layer in tabled.layers:
+        assert untabled.layer_attrs[layer]["entries"] == 0
+        assert tabled.layer_attrs[layer]["entries"] > 0
+        assert np.abs(untabled.layer(*layer) - tabled.layer(*layer)).max() < 1e-7
