@@ -12,8 +12,9 @@ holds U[2k] (representative) and U[2k+1] (mirror), slot_of maps a unit index to
 its slot. Successors then lie near each other in memory, which roughly halves
 the time of a sweep compared with rank order.
 
-Each pair's moves are tabled once (compressed rows in sweep order), every
-sweep is then a gather. An entry is an int32:
+Each pair's moves are tabled once (compressed rows in sweep order, in memory
+or, for units too large, in a file read back block by block), every sweep is
+then a gather. An entry is an int32:
   -1                     the move wins: worth 1
   (i << 2) | 0 / 1       U[i], or 1 - U[i]        (the mover throws again / the turn passes)
   (i << 2) | 2 / 3       lower[i], or 1 - lower[i] (a piece borne off: a finished layer)
@@ -134,13 +135,14 @@ def encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset, next_code, inf
 
 @njit(parallel=True, cache=True)
 def fill_entries(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l,
-                 rep_codes, starts, slot_of, lower_offset):
+                 rep_codes, starts, slot_of, lower_offset, c0, c1):
+    """The entries of chunks c0 .. c1 - 1 (entry starts[c0] comes first)."""
     n_t = len(throws)
-    entries = np.empty(starts[-1], dtype=np.int32)
-    for c in prange(len(starts) - 1):
+    entries = np.empty(starts[c1] - starts[c0], dtype=np.int32)
+    for c in prange(c0, c1):
         out_codes = np.empty(max_moves, dtype=np.int64)
         out_info = np.empty(max_moves, dtype=np.int64)
-        pos = starts[c]
+        pos = starts[c] - starts[c0]
         for k in range(c * CHUNK, min((c + 1) * CHUNK, len(rep_codes))):
             code = rep_codes[k]
             for side in range(2):
@@ -213,16 +215,16 @@ def _pair_update(U, r, a, q, a2, q2, update):
 
 
 @njit(parallel=True, cache=True)
-def sweep(U, lower, probs, counts, starts, entries, update, policy, record):
-    """One in-place Gauss-Seidel sweep over all pairs and all their moves
-    (update=True), returning the largest change; or (update=False) the largest
-    Bellman residual |T(U) - U|. With `record`, each throw's best move is kept
-    in `policy` for the cheap sweeps."""
+def sweep(U, lower, probs, counts, starts, entries, c0, c1, update, policy, record):
+    """One in-place Gauss-Seidel sweep over the pairs of chunks c0 .. c1 - 1 and
+    all their moves (`entries` holds those chunks' entries) with update=True,
+    returning the largest change; or (update=False) the largest Bellman residual
+    |T(U) - U|. With `record`, each throw's best move is kept in `policy` for the
+    cheap sweeps."""
     n_t = len(probs)
-    n_chunks = len(starts) - 1
-    worst = np.zeros(n_chunks)
-    for c in prange(n_chunks):
-        pos = starts[c]
+    worst = np.zeros(c1 - c0)
+    for c in prange(c0, c1):
+        pos = starts[c] - starts[c0]
         w = 0.0
         for k in range(c * CHUNK, min((c + 1) * CHUNK, counts.shape[0])):
             a, q, pos = _throw_values(U, lower, probs, counts, k, 0, entries, pos,
@@ -230,7 +232,7 @@ def sweep(U, lower, probs, counts, starts, entries, update, policy, record):
             a2, q2, pos = _throw_values(U, lower, probs, counts, k, n_t, entries, pos,
                                         policy, record)
             w = max(w, _pair_update(U, 2 * k, a, q, a2, q2, update))
-        worst[c] = w
+        worst[c - c0] = w
     return worst.max()
 
 
@@ -257,50 +259,5 @@ def policy_sweep(U, lower, probs, policy):
                 else:
                     a2 += probs[t] * _entry_value(U, lower, e)
             w = max(w, _pair_update(U, 2 * k, a, q, a2, q2, True))
-        worst[c] = w
-    return worst.max()
-
-
-@njit(parallel=True, cache=True)
-def sweep_on_the_fly(moves, mirror, layer_of, rank, throws, probs, max_moves, L, M, n_l,
-                     rep_codes, slot_of, lower, lower_offset, U, update, policy, record):
-    """sweep() for units too large to table: every move is generated and located
-    again, which costs far more per sweep but needs no entries in memory."""
-    n_t = len(throws)
-    n_chunks = (len(rep_codes) + CHUNK - 1) // CHUNK
-    worst = np.zeros(n_chunks)
-    for c in prange(n_chunks):
-        out_codes = np.empty(max_moves, dtype=np.int64)
-        out_info = np.empty(max_moves, dtype=np.int64)
-        sums = np.zeros(4)
-        w = 0.0
-        for k in range(c * CHUNK, min((c + 1) * CHUNK, len(rep_codes))):
-            code = rep_codes[k]
-            for side in range(2):
-                total = 0.0
-                forfeit = 0.0
-                for t in range(n_t):
-                    n = moves(code, throws[t], out_codes, out_info)
-                    if n == 0:
-                        forfeit += probs[t]
-                        if record:
-                            policy[k, side * n_t + t] = FORFEIT
-                        continue
-                    best = -1.0
-                    best_entry = 0
-                    for i in range(n):
-                        e = encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset,
-                                        out_codes[i], out_info[i])
-                        v = _entry_value(U, lower, e)
-                        if v > best:
-                            best = v
-                            best_entry = e
-                    if record:
-                        policy[k, side * n_t + t] = best_entry
-                    total += probs[t] * best
-                sums[2 * side] = total
-                sums[2 * side + 1] = forfeit
-                code = mirror(code)
-            w = max(w, _pair_update(U, 2 * k, sums[0], sums[1], sums[2], sums[3], update))
         worst[c] = w
     return worst.max()

@@ -16,6 +16,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,7 +25,6 @@ import numba
 import numpy as np
 
 from games.game import layer_id, layer_pair
-from games.sampling import uniform_positions
 from solver import kernels
 from solver.table import write_table
 from tabula.provenance import code_version, machine, now, peak_memory_bytes
@@ -33,8 +33,8 @@ MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
 DEFAULT_TOL = 1e-9
 MAX_SWEEPS = 100_000
 POLICY_SWEEPS = 8  # cheap sweeps over the recorded best moves after each full sweep
-POLICY_SWEEPS_UNTABLED = 40  # more of them where a full sweep generates every move again
-TABLE_BUDGET = 6 * 2**30  # bytes of tabled moves a unit may use
+TABLE_BUDGET = 6 * 2**30  # bytes of tabled moves a unit may hold in memory
+SPILL_BLOCK_BYTES = 256 * 2**20  # block size of moves tabled in a file
 
 
 class SolveError(RuntimeError):
@@ -103,19 +103,78 @@ def unit_order(game, max_total=None):
     return [((a, b), (b, a)) for a, b in sorted(pairs, key=lambda p: (p[0] + p[1], p))]
 
 
-def _estimated_entries(game, L, M, n_pairs) -> float:
-    """Entries a tabled unit would need, from the moves of a sample of its pairs."""
-    sample = uniform_positions(game, 4096, seed=0, layers=[L])
-    counts = kernels.count_entries(game.moves, game.mirror, game.throws, game.max_moves, sample)
-    return float(counts.sum(axis=1).mean()) * n_pairs
+class MoveTable:
+    """A unit's tabled moves: in memory when the entries fit in `budget` bytes,
+    otherwise written to `spill` in blocks of whole chunks and read back block by
+    block in every full sweep (a sequential read is far cheaper than generating
+    and locating every move again)."""
+
+    def __init__(self, game, L, M, n_l, rep_codes, slot_of, lower_offset, budget, spill):
+        self.counts = kernels.count_entries(game.moves, game.mirror, game.throws,
+                                            game.max_moves, rep_codes)
+        self.starts = kernels.chunk_starts(self.counts)
+        n_chunks = len(self.starts) - 1
+        self.size = int(self.starts[-1])
+
+        def fill(c0, c1):
+            return kernels.fill_entries(game.moves, game.mirror, game.layer_of, game.rank,
+                                        game.throws, game.max_moves, layer_id(*L),
+                                        layer_id(*M), n_l, rep_codes, self.starts, slot_of,
+                                        lower_offset, c0, c1)
+
+        self.spill = None
+        if 4 * self.size <= budget:
+            self.blocks = [(0, n_chunks)]
+            self.entries = fill(0, n_chunks)
+            return
+        self.blocks = self._blocks(min(budget, SPILL_BLOCK_BYTES) // 4)
+        self.spill = Path(spill)
+        with open(self.spill, "wb") as handle:
+            for c0, c1 in self.blocks:
+                handle.write(fill(c0, c1).tobytes())
+        largest = max(self.starts[c1] - self.starts[c0] for c0, c1 in self.blocks)
+        self.entries = np.empty(largest, dtype=np.int32)
+
+    def _blocks(self, max_entries):
+        """Runs of whole chunks of at most max_entries entries (or one chunk)."""
+        blocks, c0 = [], 0
+        n_chunks = len(self.starts) - 1
+        while c0 < n_chunks:
+            c1 = c0 + 1
+            while c1 < n_chunks and self.starts[c1 + 1] - self.starts[c0] <= max_entries:
+                c1 += 1
+            blocks.append((c0, c1))
+            c0 = c1
+        return blocks
+
+    def sweep(self, U, lower, probs, update, policy, record) -> float:
+        """kernels.sweep over every block; the largest change (or residual)."""
+        worst = 0.0
+        handle = open(self.spill, "rb") if self.spill else None
+        try:
+            for c0, c1 in self.blocks:
+                entries = self.entries
+                if handle is not None:
+                    entries = self.entries[:self.starts[c1] - self.starts[c0]]
+                    handle.readinto(entries)
+                worst = max(worst, kernels.sweep(U, lower, probs, self.counts, self.starts,
+                                                 entries, c0, c1, update, policy, record))
+        finally:
+            if handle is not None:
+                handle.close()
+        return worst
+
+    def close(self):
+        if self.spill is not None:
+            self.spill.unlink(missing_ok=True)
 
 
 def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
-               table_budget=TABLE_BUDGET) -> UnitResult:
-    """Solve the unit (L, M). Its moves are tabled when their entries fit in
-    `table_budget` bytes, otherwise generated again in every full sweep.
-    `watch`: codes whose float64 values to report (the start position's value is
-    kept to more digits than float32 holds)."""
+               table_budget=TABLE_BUDGET, spill_dir=None) -> UnitResult:
+    """Solve the unit (L, M). Its moves are tabled in memory when they fit in
+    `table_budget` bytes, otherwise in a file in `spill_dir` (a temporary folder
+    if None). `watch`: codes whose float64 values to report (the start
+    position's value is kept to more digits than float32 holds)."""
     t0 = time.time()
     n_l = game.layer_size(*L)
     n_u = n_l + (game.layer_size(*M) if M != L else 0)
@@ -129,62 +188,58 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
     slot_of = kernels.slots(reps, partners, n_u)
     del reps, partners
     n_pairs = len(rep_codes)
-    tabled = 4 * _estimated_entries(game, L, M, n_pairs) <= table_budget
-    if tabled:
-        counts = kernels.count_entries(game.moves, game.mirror, game.throws, game.max_moves,
-                                       rep_codes)
-        starts = kernels.chunk_starts(counts)
-        entries = kernels.fill_entries(game.moves, game.mirror, game.layer_of, game.rank,
-                                       game.throws, game.max_moves, lid, mid, n_l, rep_codes,
-                                       starts, slot_of, lower_offset)
-        n_entries = len(entries)
-
-        def full_sweep(U, update, policy, record):
-            return kernels.sweep(U, lower, game.probs, counts, starts, entries, update,
-                                 policy, record)
-    else:
-        n_entries = 0
-
-        def full_sweep(U, update, policy, record):
-            return kernels.sweep_on_the_fly(game.moves, game.mirror, game.layer_of, game.rank,
-                                            game.throws, game.probs, game.max_moves, lid, mid,
-                                            n_l, rep_codes, slot_of, lower, lower_offset, U,
-                                            update, policy, record)
-    build_seconds = time.time() - t0
-    U = np.full(2 * n_pairs, 0.5)
-    policy = np.empty((n_pairs, 2 * len(game.throws)), dtype=np.int32)
-    cheap_limit = POLICY_SWEEPS if tabled else POLICY_SWEEPS_UNTABLED
-    name = f"layer {L}" + (f"+{M}" if M != L else "")
-    sweeps, policy_sweeps = 0, 0
-    while True:
-        change = full_sweep(U, True, policy, True)
-        sweeps += 1
-        if progress is not None:
-            progress.sweep(name, sweeps, change)
-        if change <= tol:
-            break
-        for _ in range(cheap_limit):
-            policy_sweeps += 1
-            if kernels.policy_sweep(U, lower, game.probs, policy) <= tol:
-                break
-        if sweeps >= MAX_SWEEPS:
-            raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
-    del policy
-    stored = U.astype(np.float32)
-    residual = full_sweep(stored.astype(np.float64), False, np.empty((0, 0), dtype=np.int32),
-                          False)
+    with tempfile.TemporaryDirectory(dir=spill_dir) as folder:
+        move_table = MoveTable(game, L, M, n_l, rep_codes, slot_of, lower_offset,
+                               table_budget, Path(folder) / "moves.int32")
+        del rep_codes
+        build_seconds = time.time() - t0
+        try:
+            result = _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress)
+        finally:
+            move_table.close()
+    U, sweeps, policy_sweeps, change, residual = result
     exact = {}
     for code in watch:
         layer = game.layer_of(code)
         if layer in (lid, mid):
             index = game.rank(code) + (n_l if layer != lid else 0)
             exact[int(code)] = float(U[slot_of[index]])
-    stored = stored[slot_of]  # back to unit index (rank) order
+    stored = U.astype(np.float32)[slot_of]  # back to unit index (rank) order
     values = {L: stored[:n_l]}
     if M != L:
         values[M] = stored[n_l:]
-    return UnitResult(values, sweeps, policy_sweeps, float(change), float(residual),
-                      time.time() - t0, build_seconds, n_entries, exact)
+    return UnitResult(values, sweeps, policy_sweeps, change, residual, time.time() - t0,
+                      build_seconds, move_table.size, exact)
+
+
+def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress):
+    """Modified policy iteration on one unit: a full sweep (all moves, recording
+    each throw's best), then up to POLICY_SWEEPS cheap sweeps over the recorded
+    moves, until a full sweep changes nothing by more than `tol`; then the
+    residual of the float32 values. Returns (U, sweeps, policy sweeps, last
+    change, residual)."""
+    U = np.full(2 * n_pairs, 0.5)
+    policy = np.empty((n_pairs, 2 * len(game.throws)), dtype=np.int32)
+    name = f"layer {L}" + (f"+{M}" if M != L else "")
+    sweeps, policy_sweeps = 0, 0
+    while True:
+        change = move_table.sweep(U, lower, game.probs, True, policy, True)
+        sweeps += 1
+        if progress is not None:
+            progress.sweep(name, sweeps, change)
+        if change <= tol:
+            break
+        for _ in range(POLICY_SWEEPS):
+            policy_sweeps += 1
+            if kernels.policy_sweep(U, lower, game.probs, policy) <= tol:
+                break
+        if sweeps >= MAX_SWEEPS:
+            raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
+    del policy
+    stored = U.astype(np.float32).astype(np.float64)
+    residual = move_table.sweep(stored, lower, game.probs, False,
+                                np.empty((0, 0), dtype=np.int32), False)
+    return U, sweeps, policy_sweeps, float(change), float(residual)
 
 
 class Checkpoint:
@@ -273,7 +328,7 @@ def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False,
             continue
         lower, lower_offset = _lower_values(game, L, M, finished)
         result = solve_unit(game, L, M, lower, lower_offset, tol, progress, [game.start],
-                            table_budget)
+                            table_budget, checkpoint.dir)
         for p in unit:
             finished[p] = result.values[p]
             extra = ({"start_value": result.exact[game.start]}

@@ -175,12 +175,22 @@ def test_resume_with_other_settings_is_refused(tmp_path):
 
 
 @pytest.mark.parametrize("name,pieces,max_total", [("ur", 2, None), ("senet", 2, 3)])
-def test_untabled_sweeps_give_the_same_table(tables, tmp_path, name, pieces, max_total):
-    """Units too large to table generate their moves in every sweep: same values."""
-    out = tmp_path / "untabled.h5"
+def test_moves_spilled_to_a_file_give_the_same_table(tables, tmp_path, monkeypatch, name,
+                                                     pieces, max_total):
+    """Units whose moves do not fit in memory read them back from a file in blocks."""
+    monkeypatch.setattr(layered, "SPILL_BLOCK_BYTES", 4096)  # several blocks even here
+    spilled = []
+    real_close = layered.MoveTable.close
+
+    def close(self):
+        spilled.append((self.spill is not None and self.spill.exists(), len(self.blocks)))
+        real_close(self)
+
+    monkeypatch.setattr(layered.MoveTable, "close", close)
+    out = tmp_path / "spilled.h5"
     solve(get_game(name, pieces), out, max_total=max_total, quiet=True, table_budget=0)
-    untabled, tabled = Table(out), tables[(name, pieces)]
-    for layer in tabled.layers:
-        assert untabled.layer_attrs[layer]["entries"] == 0
-        assert tabled.layer_attrs[layer]["entries"] > 0
-        assert np.abs(untabled.layer(*layer) - tabled.layer(*layer)).max() < 1e-7
+    assert all(on_disk for on_disk, _ in spilled) and max(n for _, n in spilled) > 1
+    assert not any((tmp_path / "spilled.h5.partial").glob("*/moves.int32"))
+    for layer in tables[(name, pieces)].layers:
+        difference = Table(out).layer(*layer) - tables[(name, pieces)].layer(*layer)
+        assert np.abs(difference).max() < 1e-7
