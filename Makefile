@@ -23,6 +23,7 @@ demo: $(STAMP)
 	$(BIN)/tabula moves ur --table tables/ur3.h5 --position start --throw 2
 
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
 crosscheck: $(STAMP)

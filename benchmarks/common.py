@@ -16,8 +16,9 @@ def report(name: str, rows: list[dict], extra: dict | None = None) -> Path:
         print("  ".join(_fmt(r[c]).ljust(widths[c]) for c in columns))
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
-    path.write_text(json.dumps({"benchmark": name, "machine": machine(), "code_version": code_version(),
-                                "rows": rows, **(extra or {})}, indent=2) + "\n")
+    path.write_text(json.dumps({"benchmark": name, "machine": machine(),
+                                "code_version": code_version(), "rows": rows, **(extra or {})},
+                               indent=2) + "\n")
     print(f"wrote {path}")
     return path
 

@@ -13,7 +13,7 @@ from numba import njit
 
 from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits,
                            lowest_bit_index, popcount)
-from .game import Game, PositionError, layer_id
+from .game import Game, PositionError
 from .progress import squares_sum
 
 NAME = "senet"
@@ -199,7 +199,8 @@ def from_json(obj, pieces: int) -> int:
         if bad:
             raise PositionError(f'square {bad[0]} in "{side}" is off the board (squares 1..30)')
         if WATER in squares:
-            raise PositionError(f'a piece of "{side}" on square 27: the House of Water is always empty')
+            raise PositionError(f'a piece of "{side}" on square 27: '
+                                'the House of Water is always empty')
         if len(set(squares)) != len(squares):
             raise PositionError(f'two pieces of "{side}" on one square')
         if not 1 <= len(squares) <= pieces:

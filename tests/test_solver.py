@@ -1,4 +1,5 @@
 """The layered solver against the float64 reference, closed forms and its own certificates."""
+import json
 from fractions import Fraction
 
 import numpy as np
@@ -194,3 +195,36 @@ def test_moves_spilled_to_a_file_give_the_same_table(tables, tmp_path, monkeypat
     for layer in tables[(name, pieces)].layers:
         difference = Table(out).layer(*layer) - tables[(name, pieces)].layer(*layer)
         assert np.abs(difference).max() < 1e-7
+
+
+def test_solve_command_summary_and_refusals(tmp_path, capsys):
+    from tabula.cli import main
+    out = tmp_path / "ur1.h5"
+    assert main(["solve", "ur", "--pieces", "1", "--out", str(out), "--quiet", "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["positions"] == 217 and summary["max_residual"] <= 1e-6
+    assert abs(summary["start_value"] - Table(out).value(get_game("ur", 1).start)) < 1e-7
+    assert main(["solve", "ur", "--pieces", "1", "--out", str(out), "--quiet"]) == 2
+    assert "exists" in capsys.readouterr().err
+    assert main(["value", "ur", "--table", str(out), "--position", "start", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == pytest.approx(summary["start_value"],
+                                                                          abs=1e-7)
+    assert main(["table", "verify", str(out), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["ok"]
+    assert main(["table", "info", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["game"] == "ur" and info["positions"] == 217 and info["sha256"]
+    position = '{"me": [14], "me_waiting": 0, "opp": [14], "opp_waiting": 0}'
+    assert main(["moves", "ur", "--table", str(out), "--position", position, "--throw", "2",
+                 "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == {"moves": []}
+    assert main(["moves", "ur", "--table", str(out), "--position", position, "--throw", "1",
+                 "--json"]) == 0
+    (move,) = json.loads(capsys.readouterr().out)["moves"]
+    assert move["over"] and move["value"] == 1.0
+    two = '{"me": [12], "me_waiting": 0, "opp": [14], "opp_waiting": 0}'
+    assert main(["moves", "ur", "--table", str(out), "--position", two, "--throw", "2",
+                 "--json"]) == 0
+    (move,) = json.loads(capsys.readouterr().out)["moves"]  # 12 -> 14: a rosette, again
+    expected = Table(out).value(get_game("ur", 1).position_from_json(move["position"]))
+    assert move["again"] and move["value"] == pytest.approx(expected)

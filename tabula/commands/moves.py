@@ -1,11 +1,10 @@
 """tabula moves: the legal moves of a position for a throw."""
 import json
-import sys
 
 from games import PositionError
 
-from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args, open_table,
-                     parse_position, parse_throw, read_jsonl)
+from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args,
+                     open_table, parse_position, parse_throw, read_jsonl)
 
 
 def add_parser(sub):

@@ -1,5 +1,6 @@
 """tabula solve: the exact table of a game, layer by layer."""
 import json
+import sys
 from pathlib import Path
 
 from .common import UsageError, add_game_arguments, game_from_args
@@ -28,7 +29,7 @@ def add_parser(sub):
 
 
 def run(args):
-    from solver.layered import solve
+    from solver.layered import SolveError, solve
     game = game_from_args(args)
     out = Path(args.out)
     if out.exists() and not args.force:
@@ -39,8 +40,15 @@ def run(args):
         raise UsageError("--tol must lie between 0 and 1")
     if args.threads is not None and args.threads < 1:
         raise UsageError("--threads must be at least 1")
-    summary = solve(game, out, tol=args.tol, threads=args.threads, max_total=args.max_total,
-                    quiet=args.quiet)
+    try:
+        summary = solve(game, out, tol=args.tol, threads=args.threads,
+                        max_total=args.max_total, quiet=args.quiet)
+    except KeyboardInterrupt:
+        print(f"\ntabula solve: interrupted; finished layers are kept in {out}.partial/, "
+              "run the same command again to resume", file=sys.stderr)
+        return 130
+    except SolveError as err:
+        raise UsageError(str(err)) from None
     if args.json:
         print(json.dumps(summary))
     else:

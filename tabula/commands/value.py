@@ -3,8 +3,8 @@ import json
 
 from games import PositionError
 
-from .common import (UsageError, add_game_arguments, add_table_argument, open_table, parse_position,
-                     read_jsonl)
+from .common import (UsageError, add_game_arguments, add_table_argument, open_table,
+                     parse_position, read_jsonl)
 
 
 def add_parser(sub):
