@@ -214,7 +214,7 @@ def _pair_update(U, r, a, q, a2, q2, update):
     return d
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, nogil=True)
 def sweep(U, lower, probs, counts, starts, entries, c0, c1, update, policy, record):
     """One in-place Gauss-Seidel sweep over the pairs of chunks c0 .. c1 - 1 and
     all their moves (`entries` holds those chunks' entries) with update=True,
