@@ -59,13 +59,6 @@ PEXT8, PDEP8 = _extract_deposit_tables()
 
 
 @njit(cache=True)
-def binom(n, k):
-    if k < 0 or n < 0 or k > n:
-        return 0
-    return BINOM[n, k]
-
-
-@njit(cache=True)
 def popcount(x):
     x = x - ((x >> 1) & 0x5555555555555555)
     x = (x & 0x3333333333333333) + ((x >> 2) & 0x3333333333333333)

@@ -31,10 +31,6 @@ class PositionError(ValueError):
     """A position (or throw) that cannot occur under the game's rules."""
 
 
-def pack_info(frm, to, again, over):
-    return frm | (to << 5) | (again << 10) | (over << 11)
-
-
 def unpack_info(info: int) -> dict:
     return {"from": info & 31, "to": (info >> 5) & 31,
             "again": bool((info >> 10) & 1), "over": bool((info >> 11) & 1)}
@@ -72,12 +68,15 @@ class Game:
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)
 
-    def legal_moves(self, code: int, throw: int) -> list[dict]:
-        """The legal moves of `code` for `throw`, as dicts (slow path, for people)."""
+    def check_throw(self, throw: int):
         if throw not in self.throws:
             raise PositionError(
                 f"throw {throw} is impossible in {self.name}: throws are "
                 f"{', '.join(str(int(t)) for t in self.throws)}")
+
+    def legal_moves(self, code: int, throw: int) -> list[dict]:
+        """The legal moves of `code` for `throw`, as dicts (slow path, for people)."""
+        self.check_throw(throw)
         out_codes = np.zeros(self.max_moves, dtype=np.int64)
         out_info = np.zeros(self.max_moves, dtype=np.int64)
         n = self.moves(np.int64(code), np.int64(throw), out_codes, out_info)

@@ -70,7 +70,7 @@ class Progress:
 
     def _eta(self) -> str:
         elapsed = time.time() - self.started
-        if self.done_positions == 0:
+        if self.done_positions < 0.01 * self.total_positions:  # compilation would dominate
             return "?"
         rest = elapsed * (self.total_positions - self.done_positions) / self.done_positions
         return f"{rest:.0f}s"

@@ -16,7 +16,8 @@ from solver.verify import verify_table
 from tests.reference import ur_rules
 
 # (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
-# total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900).
+# total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900
+# positions; its reference solve alone takes about 13 minutes, too long for CI).
 SMALL = [("ur", 1, None), ("ur", 2, None), ("ur", 3, None), ("senet", 1, None),
          ("senet", 2, 3)]
 

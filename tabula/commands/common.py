@@ -36,9 +36,7 @@ def parse_throw(game, value):
             value = int(value)
         except (TypeError, ValueError):
             raise PositionError(f"throw must be a whole number, not {value!r}")
-    if value not in game.throws:
-        raise PositionError(f"throw {value} is impossible in {game.name}: throws are "
-                            f"{', '.join(str(int(t)) for t in game.throws)}")
+    game.check_throw(value)
     return value
 
 
