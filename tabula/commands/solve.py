@@ -38,8 +38,11 @@ def run(args):
         raise UsageError(f"no directory {out.parent} for --out")
     if not 0 < args.tol < 1:
         raise UsageError("--tol must lie between 0 and 1")
-    if args.threads is not None and args.threads < 1:
-        raise UsageError("--threads must be at least 1")
+    if args.threads is not None:
+        import numba
+        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
+            raise UsageError(f"--threads must lie between 1 and "
+                             f"{numba.config.NUMBA_NUM_THREADS} (this machine's cores)")
     try:
         summary = solve(game, out, tol=args.tol, threads=args.threads,
                         max_total=args.max_total, quiet=args.quiet)
