@@ -80,7 +80,8 @@ class Game:
         out_codes = np.zeros(self.max_moves, dtype=np.int64)
         out_info = np.zeros(self.max_moves, dtype=np.int64)
         n = self.moves(np.int64(code), np.int64(throw), out_codes, out_info)
-        return [dict(unpack_info(int(out_info[i])), position=int(out_codes[i]))
+        return [dict(unpack_info(int(out_info[i])), position=int(out_codes[i]),
+                     info=int(out_info[i]))
                 for i in range(n)]
 
     def total_positions(self) -> int:

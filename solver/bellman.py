@@ -16,6 +16,14 @@ def move_worth(layer_of, rank, flat, offsets, next_code, info):
     return v if (info >> 10) & 1 else 1.0 - v
 
 
+@njit(cache=True)
+def move_worths(layer_of, rank, flat, offsets, next_codes, infos):
+    out = np.empty(len(next_codes))
+    for i in range(len(next_codes)):
+        out[i] = move_worth(layer_of, rank, flat, offsets, next_codes[i], infos[i])
+    return out
+
+
 @njit(parallel=True, cache=True)
 def bellman_many(moves, mirror, layer_of, rank, throws, probs, max_moves, flat, offsets,
                  codes):
@@ -39,6 +47,12 @@ def bellman_many(moves, mirror, layer_of, rank, throws, probs, max_moves, flat, 
             total += probs[t] * best
         out[i] = total
     return out
+
+
+def table_move_worths(table, next_codes, infos) -> np.ndarray:
+    """move_worth of each (resulting position, packed move info), from `table`."""
+    return move_worths(table.game.layer_of, table.game.rank, table.flat, table.offsets,
+                       np.asarray(next_codes, dtype=np.int64), np.asarray(infos, dtype=np.int64))
 
 
 def table_bellman(table, codes) -> np.ndarray:

@@ -41,18 +41,20 @@ def values_sha256(arrays) -> str:
 
 def write_table(path, game, layers, read_layer, attrs, layer_attrs):
     """Write layers (in order) to `path`; read_layer(a, b) gives each float32 array."""
-    digest = hashlib.sha256()
     with h5py.File(path, "w", alignment_threshold=1, alignment_interval=ALIGN) as f:
         f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION,
                         "game": game.name, "rules": game.rules, "pieces": game.pieces,
                         "layers": json.dumps([list(p) for p in layers])})
-        for a, b in layers:
-            values = np.ascontiguousarray(read_layer(a, b), dtype=np.float32)
-            digest.update(values.tobytes())
-            ds = f.create_dataset(dataset_name(a, b), data=values)
-            ds.attrs.update(layer_attrs[(a, b)])
+
+        def written():
+            for a, b in layers:
+                values = read_layer(a, b)
+                ds = f.create_dataset(dataset_name(a, b), data=values, dtype=np.float32)
+                ds.attrs.update(layer_attrs[(a, b)])
+                yield values
+
+        f.attrs["sha256"] = values_sha256(written())
         f.attrs.update(attrs)
-        f.attrs["sha256"] = digest.hexdigest()
 
 
 @njit(cache=True)

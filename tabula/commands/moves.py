@@ -36,9 +36,11 @@ def moves_json(game, code, throw, table=None):
     answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
                "again": m["again"], "over": m["over"]} for m in moves]
     if table is not None and moves:
-        after = table.values([m["position"] for m in moves])
-        for move, m, v in zip(answer, moves, after):
-            move["value"] = 1.0 if m["over"] else float(v) if m["again"] else 1.0 - float(v)
+        from solver.bellman import table_move_worths
+        worths = table_move_worths(table, [m["position"] for m in moves],
+                                   [m["info"] for m in moves])
+        for move, worth in zip(answer, worths):
+            move["value"] = float(worth)
     return {"moves": answer}
 
 
