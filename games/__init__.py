@@ -1,6 +1,6 @@
 """Rules of the games tabula solves: the only package that knows them."""
 from . import senet, ur
-from .game import Game, PositionError
+from .game import Game, PositionError, TabulaError
 
 GAMES = {"ur": ur, "senet": senet}
 
@@ -13,4 +13,4 @@ def get_game(name: str, pieces: int | None = None) -> Game:
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
 
 
-__all__ = ["GAMES", "Game", "PositionError", "get_game"]
+__all__ = ["GAMES", "Game", "PositionError", "TabulaError", "get_game"]

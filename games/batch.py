@@ -1,27 +1,27 @@
-"""Compiled loops that apply a game's per-position functions to arrays of codes."""
+"""Compiled loops, on all cores, that apply a game's per-position functions to arrays."""
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def rank_many(rank, codes):
     out = np.empty(len(codes), dtype=np.int64)
-    for i in range(len(codes)):
+    for i in prange(len(codes)):
         out[i] = rank(codes[i])
     return out
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def layer_of_many(layer_of, codes):
     out = np.empty(len(codes), dtype=np.int64)
-    for i in range(len(codes)):
+    for i in prange(len(codes)):
         out[i] = layer_of(codes[i])
     return out
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def unrank_many(unrank, layers, ranks):
     out = np.empty(len(ranks), dtype=np.int64)
-    for i in range(len(ranks)):
+    for i in prange(len(ranks)):
         out[i] = unrank(layers[i], ranks[i])
     return out

@@ -18,6 +18,9 @@ Compiled functions of every game:
   rank(code) -> int        dense, gap-free index inside the layer
   unrank(layer_id, rank) -> code
   progress(code) -> int    how far both sides have come (solver sweep order)
+
+Not compiled: features(codes) -> float32 (n, n_features), the networks' input of a
+torch int64 batch of codes (see games/features.py).
 """
 from dataclasses import dataclass
 from typing import Callable
@@ -27,7 +30,12 @@ import numpy as np
 LAYER_STRIDE = 8  # layer id = a * LAYER_STRIDE + b
 
 
-class PositionError(ValueError):
+class TabulaError(ValueError):
+    """A mistake in what a user asked for or gave (position, file, setting): the
+    command line prints it as one line and exits with status 2."""
+
+
+class PositionError(TabulaError):
     """A position (or throw) that cannot occur under the game's rules."""
 
 
@@ -64,6 +72,8 @@ class Game:
     progress: Callable
     to_json: Callable            # code -> dict
     from_json: Callable          # (dict, pieces) -> code, raises PositionError
+    features: Callable           # torch int64 codes (n,) -> float32 (n, n_features)
+    n_features: int
 
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)

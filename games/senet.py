@@ -8,11 +8,14 @@ of mover and opponent; inside it the rank is the colex rank of the mover's
 cells among the 29 cells (squares without 27) times C(29 - m, o), plus the
 colex rank of the opponent's cells among the 29 - m cells the mover leaves free.
 """
+from functools import partial
+
 import numpy as np
 from numba import njit
 
 from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits,
                            lowest_bit_index, popcount)
+from .features import bit_planes, concat, one_hot, weighted_sum
 from .game import Game, PositionError
 from .progress import squares_sum
 
@@ -213,6 +216,24 @@ def from_json(obj, pieces: int) -> int:
     return masks[0] | (masks[1] << 30)
 
 
+def features(codes, pieces: int):
+    """Network input of a batch of codes (torch int64), after the published Senet
+    network: occupancy of the 30 squares of each side, one-hot borne-off counts
+    (0..pieces) of each side, and each side's distance to go (31 - s for a piece on
+    square s) divided by 31 * pieces: 60 + 2 * (pieces + 1) + 2 inputs."""
+    me = bit_planes(codes, 0, SQUARES)
+    opp = bit_planes(codes, SQUARES, SQUARES)
+    me_off = pieces - me.sum(1).long()
+    opp_off = pieces - opp.sum(1).long()
+    to_go = [float(OFF - s) / (OFF * pieces) for s in range(1, SQUARES + 1)]
+    return concat([me, opp, one_hot(me_off, pieces + 1), one_hot(opp_off, pieces + 1),
+                   weighted_sum(me, to_go), weighted_sum(opp, to_go)])
+
+
+def n_features(pieces: int) -> int:
+    return 2 * SQUARES + 2 * (pieces + 1) + 2
+
+
 def make(pieces: int = DEFAULT_PIECES) -> Game:
     if not 1 <= pieces <= MAX_PIECES:
         raise PositionError(f"senet takes pieces 1..{MAX_PIECES}, not {pieces}")
@@ -222,4 +243,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
                 max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
                 start=start, moves=moves, mirror=mirror, layer_of=layer_of, rank=rank,
-                unrank=unrank, progress=progress, to_json=to_json, from_json=from_json)
+                unrank=unrank, progress=progress, to_json=to_json, from_json=from_json,
+                features=partial(features, pieces=pieces), n_features=n_features(pieces))

@@ -14,10 +14,13 @@ the board. A block holds C(6, k_m - s_m) C(8, s_m) C(14 - s_m, k_o) positions:
 the mover's private and shared squares, then the opponent's squares among the
 14 - s_m not taken by the mover.
 """
+from functools import partial
+
 import numpy as np
 from numba import njit
 
 from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
+from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .game import Game, PositionError, LAYER_STRIDE, layer_id
 from .progress import squares_sum
 
@@ -242,6 +245,29 @@ def from_json(obj, pieces: int) -> int:
     return int(pack(masks[0], masks[1], obj["me_waiting"], obj["opp_waiting"]))
 
 
+def features(codes, pieces: int):
+    """Network input of a batch of codes (torch int64): occupancy of the 14 track
+    squares of each side, one-hot waiting and borne-off counts (0..pieces) of each
+    side, and each side's pips to go (15 per waiting piece, 15 - s on square s)
+    divided by 15 * pieces: 28 + 4 * (pieces + 1) + 2 inputs (62 for 7 pieces)."""
+    me = bit_planes(codes, 0, TRACK)
+    opp = bit_planes(codes, TRACK, TRACK)
+    me_waiting = field(codes, 28, 3)
+    opp_waiting = field(codes, 31, 3)
+    me_off = pieces - me_waiting - me.sum(1).long()
+    opp_off = pieces - opp_waiting - opp.sum(1).long()
+    to_go = [float(OFF - s) for s in range(1, TRACK + 1)]
+    scale = 1.0 / (OFF * pieces)
+    me_pips = (weighted_sum(me, to_go) + OFF * me_waiting.unsqueeze(1).float()) * scale
+    opp_pips = (weighted_sum(opp, to_go) + OFF * opp_waiting.unsqueeze(1).float()) * scale
+    return concat([me, opp, one_hot(me_waiting, pieces + 1), one_hot(opp_waiting, pieces + 1),
+                   one_hot(me_off, pieces + 1), one_hot(opp_off, pieces + 1), me_pips, opp_pips])
+
+
+def n_features(pieces: int) -> int:
+    return 2 * TRACK + 4 * (pieces + 1) + 2
+
+
 def make(pieces: int = DEFAULT_PIECES) -> Game:
     if not 1 <= pieces <= MAX_PIECES:
         raise PositionError(f"ur takes pieces 1..{MAX_PIECES}, not {pieces}")
@@ -250,4 +276,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
                 start=int(pack(0, 0, pieces, pieces)), moves=moves, mirror=mirror,
                 layer_of=layer_of, rank=rank, unrank=unrank, progress=progress,
-                to_json=to_json, from_json=from_json)
+                to_json=to_json, from_json=from_json,
+                features=partial(features, pieces=pieces), n_features=n_features(pieces))

@@ -59,3 +59,16 @@ def table_bellman(table, codes) -> np.ndarray:
     g = table.game
     return bellman_many(g.moves, g.mirror, g.layer_of, g.rank, g.throws, g.probs, g.max_moves,
                         table.flat, table.offsets, np.asarray(codes, dtype=np.int64))
+
+
+@njit(cache=True)
+def best_move(layer_of, rank, flat, offsets, next_codes, infos, n):
+    """Index of the best of the first n moves by the table (the first of equals)."""
+    best_j = 0
+    best = -1.0
+    for j in range(n):
+        w = move_worth(layer_of, rank, flat, offsets, next_codes[j], infos[j])
+        if w > best:
+            best = w
+            best_j = j
+    return best_j

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import h5py
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from games import PositionError, get_game
 from games.game import layer_id, layer_pair
@@ -72,10 +72,10 @@ def lookup(layer_of, rank, flat, offsets, code):
     return np.float64(flat[start + rank(code)])
 
 
-@njit(cache=True)
+@njit(parallel=True, cache=True)
 def lookup_many(layer_of, rank, flat, offsets, codes):
     out = np.empty(len(codes))
-    for i in range(len(codes)):
+    for i in prange(len(codes)):
         out[i] = lookup(layer_of, rank, flat, offsets, codes[i])
     return out
 

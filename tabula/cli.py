@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from tabula import __version__
-from tabula.commands import moves, solve, table, value
+from tabula.commands import datagen, moves, solve, table, value
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -16,7 +16,7 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-COMMANDS = [moves, solve, value, table]
+COMMANDS = [moves, solve, value, table, datagen]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,11 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
-    from games import PositionError
+    from games import TabulaError
     from tabula.commands.common import UsageError
     try:
         return args.run(args) or 0
-    except (PositionError, UsageError, OSError) as err:
+    except (TabulaError, UsageError, OSError) as err:
         print(f"tabula {args.command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

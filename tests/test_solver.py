@@ -12,26 +12,9 @@ from solver import layered
 from solver.layered import solve
 from solver.reference import reference_solve
 from solver.table import Table, TableError
+from tests.conftest import SMALL
 from solver.verify import verify_table
 from tests.reference import ur_rules
-
-# (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
-# total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900
-# positions; its reference solve alone takes about 13 minutes, too long for CI).
-SMALL = [("ur", 1, None), ("ur", 2, None), ("ur", 3, None), ("senet", 1, None),
-         ("senet", 2, 3)]
-
-
-@pytest.fixture(scope="session")
-def tables(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("tables")
-    made = {}
-    for name, pieces, max_total in SMALL:
-        path = folder / f"{name}{pieces}.h5"
-        solve(get_game(name, pieces), path, max_total=max_total, quiet=True)
-        made[(name, pieces)] = Table(path)
-    return made
-
 
 @pytest.mark.parametrize("name,pieces,max_total", SMALL)
 def test_fast_solver_equals_reference(tables, name, pieces, max_total):

@@ -1,0 +1,82 @@
+"""Labelled position sets in HDF5 (format tabula-data, version 1).
+
+File layout:
+  attrs   format, format_version, game, rules, pieces, n_features, table_sha256,
+          table_file, settings (JSON), counts (JSON), data_sha256 (of every split's
+          codes, values and source, in split order), code_version, machine
+  train/ val/ test/   codes int64, values float32 (the mover's exact winning
+          chance), source uint8 (SOURCES); each shuffled and chunked, so that
+          training reads contiguous slices.
+A position occurs in at most one split.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from games import TabulaError, get_game
+
+FORMAT = "tabula-data"
+FORMAT_VERSION = 1
+SPLITS = ("train", "val", "test")
+SOURCES = ("self-play", "uniform")
+CHUNK = 1 << 16
+
+
+class DataError(TabulaError):
+    """A data file that is missing, unreadable, incomplete or made for another game."""
+
+
+def data_sha256(splits: dict) -> str:
+    digest = hashlib.sha256()
+    for name in SPLITS:
+        for key in ("codes", "values", "source"):
+            digest.update(np.ascontiguousarray(splits[name][key]).tobytes())
+    return digest.hexdigest()
+
+
+def write_data(path, splits: dict, attrs: dict):
+    """Write the splits ({name: {codes, values, source}}) and attrs to `path`."""
+    with h5py.File(path, "w", track_order=False) as f:
+        f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, **attrs,
+                        "data_sha256": data_sha256(splits)})
+        for name in SPLITS:
+            group = f.create_group(name)
+            for key, dtype in (("codes", np.int64), ("values", np.float32),
+                               ("source", np.uint8)):
+                data = np.asarray(splits[name][key], dtype=dtype)
+                group.create_dataset(key, data=data, chunks=(max(1, min(len(data), CHUNK)),),
+                                     maxshape=(None,), track_times=False)
+
+
+class DataFile:
+    """A labelled set opened for reading; checks format, completeness and game."""
+
+    def __init__(self, path, game: str | None = None, pieces: int | None = None):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise DataError(f"no data file {self.path}")
+        try:
+            handle = h5py.File(self.path, "r")
+        except OSError as err:
+            raise DataError(f"{self.path} is not a readable HDF5 file ({err})") from None
+        with handle as f:
+            if f.attrs.get("format") != FORMAT:
+                raise DataError(f"{self.path} is not a tabula data file (tabula datagen)")
+            self.attrs = {k: (v.item() if isinstance(v, np.generic) else v)
+                          for k, v in f.attrs.items()}
+            if "data_sha256" not in self.attrs or any(s not in f for s in SPLITS):
+                raise DataError(f"{self.path} is incomplete")
+            self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}
+        self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+        if game is not None and (game, pieces) != (self.game.name, self.game.pieces):
+            raise DataError(f"{self.path} holds positions of {self.game.name} with "
+                            f"pieces={self.game.pieces}, not of {game} with pieces={pieces}")
+        self.settings = json.loads(self.attrs["settings"])
+        self.counts = json.loads(self.attrs["counts"])
+
+    def read(self, split: str, key: str, start: int = 0, stop: int | None = None):
+        with h5py.File(self.path, "r") as f:
+            return f[split][key][start:stop]

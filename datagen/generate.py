@@ -1,0 +1,135 @@
+"""A labelled position set from a solved table: self-play with exploration plus
+positions drawn uniformly within layers, split by position, shuffled, written.
+
+Everything is a function of the seed: the same seed gives the same file, byte
+for byte (on the same machine and code version, which the file records).
+"""
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit, prange
+
+from games.batch import unrank_many
+from games.game import layer_id
+from games.rng import cumulative, stream_key, uniform
+from tabula.progress import ProgressLine
+from tabula.provenance import code_version, machine
+
+from .datafile import SOURCES, SPLITS, data_sha256, write_data
+from .selfplay import play_games
+
+GAMES_PER_CHUNK = 4096
+FIRST_CAPACITY = 1024     # positions a game may meet before its chunk is replayed larger
+SPLIT_STREAM = 1 << 62    # stream of the position -> split hash
+UNIFORM_STREAM = 1 << 61  # streams of the uniform draws
+
+
+def self_play(table, games: int, explore: float, seed: int, quiet=False) -> np.ndarray:
+    """Codes of every position met in `games` games (in game order)."""
+    g = table.game
+    cum_probs = cumulative(g.probs)
+    parts, capacity = [], FIRST_CAPACITY
+    progress = ProgressLine("self-play", games, "games", quiet)
+    for first in range(0, games, GAMES_PER_CHUNK):
+        n = min(GAMES_PER_CHUNK, games - first)
+        while True:
+            out = np.empty(n * capacity, dtype=np.int64)
+            counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws, cum_probs,
+                                g.max_moves, table.flat, table.offsets, np.int64(g.start),
+                                seed, first, explore, capacity, out)
+            if (counts >= 0).all():
+                break
+            capacity *= 4   # a game met more positions than fit: replay the chunk
+        rows = out.reshape(n, capacity)
+        parts.append(rows[np.arange(capacity)[None, :] < counts[:, None]])
+        progress.update(first + n)
+    progress.done(f"{games:,} games, {sum(len(p) for p in parts):,} positions")
+    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+
+
+def uniform_draws(table, n: int, seed: int) -> np.ndarray:
+    """n codes: a non-terminal layer of the table uniformly, then a rank uniformly."""
+    g = table.game
+    layers = [p for p in table.layers if p[0] > 0 and p[1] > 0]
+    ids = np.array([layer_id(*p) for p in layers], dtype=np.int64)
+    sizes = np.array([g.layer_size(*p) for p in layers], dtype=np.int64)
+    layer_index, ranks = _draw_ranks(sizes, seed, n)
+    return unrank_many(g.unrank, ids[layer_index], ranks)
+
+
+@njit(parallel=True, cache=True)
+def _draw_ranks(sizes, seed, n):
+    layer_index = np.empty(n, dtype=np.int64)
+    ranks = np.empty(n, dtype=np.int64)
+    key = stream_key(seed, UNIFORM_STREAM)
+    for i in prange(n):
+        j = min(np.int64(uniform(key, 2 * i) * len(sizes)), len(sizes) - 1)
+        layer_index[i] = j
+        ranks[i] = min(np.int64(uniform(key, 2 * i + 1) * sizes[j]), sizes[j] - 1)
+    return layer_index, ranks
+
+
+@njit(parallel=True, cache=True)
+def split_of(codes, seed, val_frac, test_frac):
+    """0 train, 1 val, 2 test for each code: a hash of the position, not of the record,
+    so every record of one position lands in the same split."""
+    out = np.empty(len(codes), dtype=np.uint8)
+    key = stream_key(seed, SPLIT_STREAM)
+    for i in prange(len(codes)):
+        u = uniform(key, codes[i])
+        out[i] = 2 if u < test_frac else (1 if u < test_frac + val_frac else 0)
+    return out
+
+
+def generate(table, out, games: int, explore: float, uniform: int, seed: int,
+             val_frac: float, test_frac: float, quiet=False) -> dict:
+    """Generate the set and write it to `out` (via OUT.partial, renamed when whole)."""
+    started = time.time()
+    codes_play = self_play(table, games, explore, seed, quiet)
+    t_play = time.time() - started
+    t0 = time.time()
+    codes_uniform = uniform_draws(table, uniform, seed)
+    t_uniform = time.time() - t0
+    codes = np.concatenate([codes_play, codes_uniform])
+    source = np.concatenate([np.zeros(len(codes_play), np.uint8),
+                             np.ones(len(codes_uniform), np.uint8)])
+    t0 = time.time()
+    values = table.values(codes).astype(np.float32)
+    t_label = time.time() - t0
+    which = split_of(codes, seed, val_frac, test_frac)
+    shuffle = np.random.default_rng([seed, 7])
+    splits, counts = {}, {"games": games, "self_play_records": len(codes_play),
+                          "uniform_records": len(codes_uniform)}
+    for k, name in enumerate(SPLITS):
+        index = np.flatnonzero(which == k)
+        index = index[shuffle.permutation(len(index))]
+        splits[name] = {"codes": codes[index], "values": values[index],
+                        "source": source[index]}
+        counts[f"{name}_records"] = len(index)
+        counts[f"{name}_positions"] = len(np.unique(codes[index]))
+    g = table.game
+    settings = {"games": games, "explore": explore, "uniform": uniform, "seed": seed,
+                "val_frac": val_frac, "test_frac": test_frac,
+                "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
+    attrs = {"game": g.name, "rules": g.rules, "pieces": g.pieces, "n_features": g.n_features,
+             "table_sha256": table.attrs["sha256"], "table_file": table.path.name,
+             "settings": _json(settings), "counts": _json(counts),
+             "sources": _json(list(SOURCES)), "code_version": code_version(),
+             "machine": _json(machine())}
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial")
+    write_data(partial, splits, attrs)
+    os.replace(partial, out)
+    seconds = time.time() - started
+    return {"out": str(out), "counts": counts, "settings": settings,
+            "data_sha256": data_sha256(splits), "seconds": seconds,
+            "self_play_seconds": t_play, "uniform_seconds": t_uniform,
+            "label_seconds": t_label,
+            "labelled_per_second": len(codes) / max(t_play + t_uniform + t_label, 1e-9)}
+
+
+def _json(obj) -> str:
+    import json
+    return json.dumps(obj, sort_keys=True)

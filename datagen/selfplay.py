@@ -1,0 +1,52 @@
+"""Games of the perfect player against itself, with exploration, compiled.
+
+Game g of a run with seed s draws everything from its own random stream
+(games.rng), so its positions do not depend on threads or on which other games
+run beside it. Every position met by a player about to throw is recorded.
+"""
+import numpy as np
+from numba import njit, prange
+
+from games.rng import below, draw_throw, stream_key, uniform
+from solver.bellman import best_move
+
+
+@njit(parallel=True, cache=True)
+def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat, offsets,
+               start, seed, first_game, explore, capacity, out):
+    """Play games first_game .. first_game + n - 1 (n = len(out) // capacity); game i
+    writes its positions to out[i * capacity:] and returns its count in counts[i]
+    (-1 if it met more than `capacity` positions). Each game explores with its own
+    rate explore * u, u uniform in [0, 1): at a decision with two or more moves it
+    plays a uniformly random one with that probability, otherwise the best."""
+    n_games = len(out) // capacity
+    counts = np.zeros(n_games, dtype=np.int64)
+    for i in prange(n_games):
+        key = stream_key(seed, first_game + i)
+        next_codes = np.empty(max_moves, dtype=np.int64)
+        infos = np.empty(max_moves, dtype=np.int64)
+        rate = explore * uniform(key, 0)
+        counter = 1
+        code = start
+        n = 0
+        while True:
+            if n == capacity:
+                n = -1
+                break
+            out[i * capacity + n] = code
+            n += 1
+            k = moves(code, draw_throw(throws, cum_probs, key, counter), next_codes, infos)
+            counter += 1
+            if k == 0:
+                code = mirror(code)
+                continue
+            if k > 1 and uniform(key, counter) < rate:
+                j = below(key, counter + 1, k)
+            else:
+                j = best_move(layer_of, rank, flat, offsets, next_codes, infos, k)
+            counter += 2
+            if (infos[j] >> 11) & 1:
+                break
+            code = next_codes[j]
+        counts[i] = n
+    return counts

@@ -1,0 +1,36 @@
+"""Building blocks of the networks' input features.
+
+Each game's `features(codes, pieces)` turns a batch of packed position codes
+(a torch int64 tensor) into the network's float32 input. It is written with
+tensor operators only (shifts, masks, comparisons, a matrix product), so the
+same function runs in training, is traced into the exported ONNX graph (a
+model then takes the packed codes directly) and so serves every player.
+Nothing here imports torch: constants are made with `codes.new_tensor`.
+"""
+
+
+def bit_planes(codes, first_bit: int, count: int):
+    """Bits first_bit .. first_bit+count-1 of each code, as a float (n, count) array."""
+    shifts = codes.new_tensor(list(range(first_bit, first_bit + count)))
+    return ((codes.unsqueeze(1) >> shifts) & 1).float()
+
+
+def field(codes, first_bit: int, width: int):
+    """The unsigned integer stored in bits first_bit .. first_bit+width-1."""
+    return (codes >> first_bit) & ((1 << width) - 1)
+
+
+def one_hot(counts, size: int):
+    """counts (n,) of 0..size-1 as a float (n, size) one-hot array."""
+    return (counts.unsqueeze(1) == counts.new_tensor(list(range(size)))).float()
+
+
+def weighted_sum(planes, weights):
+    """planes (n, k) times a constant weight vector of length k, as an (n, 1) array."""
+    return planes @ planes.new_tensor(weights).unsqueeze(1)
+
+
+def concat(parts):
+    """The (n, k_i) arrays side by side, as one (n, sum k_i) array."""
+    import torch  # only when features are computed: the rules need no torch
+    return torch.cat(parts, dim=1)

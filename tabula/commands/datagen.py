@@ -1,0 +1,72 @@
+"""tabula datagen: a labelled position set (HDF5) from a solved table."""
+import json
+import sys
+from pathlib import Path
+
+from .common import UsageError, add_game_arguments, add_table_argument, open_table
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "datagen", help="write labelled positions (code, exact value) for training",
+        description="Positions from games of the perfect player against itself, each side "
+                    "playing a random legal move now and then (game g at rate explore*u_g, "
+                    "u_g uniform in [0,1)), plus positions drawn uniformly within the "
+                    "table's layers; each labelled with its exact value, split by position "
+                    "into train/val/test, shuffled, written to HDF5. The same seed gives "
+                    "the same file.")
+    add_game_arguments(p)
+    add_table_argument(p, required=True)
+    p.add_argument("--out", required=True, metavar="FILE.h5", help="data file to write")
+    p.add_argument("--games", type=int, default=10000, help="self-play games (default 10000)")
+    p.add_argument("--explore", type=float, default=0.3,
+                   help="largest per-decision exploration rate (default 0.3)")
+    p.add_argument("--uniform", type=int, default=100000, metavar="M",
+                   help="positions drawn uniformly within layers (default 100000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--val-frac", type=float, default=0.05,
+                   help="share of positions held out for validation (default 0.05)")
+    p.add_argument("--test-frac", type=float, default=0.05,
+                   help="share of positions held out for testing (default 0.05)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing file")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    out = Path(args.out)
+    if out.exists() and not args.force:
+        raise UsageError(f"{out} exists; use --force to overwrite it")
+    if not out.parent.is_dir():
+        raise UsageError(f"no directory {out.parent} for --out")
+    if args.games < 0 or args.uniform < 0 or args.games + args.uniform == 0:
+        raise UsageError("--games and --uniform must be >= 0, and not both 0")
+    if not 0 <= args.explore <= 1:
+        raise UsageError("--explore must lie between 0 and 1")
+    if not (0 <= args.val_frac and 0 <= args.test_frac and args.val_frac + args.test_frac < 1):
+        raise UsageError("--val-frac and --test-frac must be >= 0 and sum to less than 1")
+    if args.seed < 0:
+        raise UsageError("--seed must be >= 0")
+    from datagen.generate import generate
+    table = open_table(args)
+    try:
+        summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,
+                           args.val_frac, args.test_frac, quiet=args.quiet)
+    except KeyboardInterrupt:
+        Path(str(out) + ".partial").unlink(missing_ok=True)
+        print("\ntabula datagen: interrupted; no file written", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    c = summary["counts"]
+    print(f"{table.game.name} (pieces={table.game.pieces}): {c['self_play_records']:,} "
+          f"self-play + {c['uniform_records']:,} uniform records in "
+          f"{summary['seconds']:.1f} s ({summary['labelled_per_second'] * 60 / 1e6:.1f} M "
+          "labelled/min)")
+    for split in ("train", "val", "test"):
+        print(f"  {split:5s} {c[split + '_records']:>12,} records, "
+              f"{c[split + '_positions']:>12,} distinct positions")
+    print(f"data: {out}")
+    return 0

@@ -1,0 +1,33 @@
+"""Fixtures shared by the test modules: small solved tables."""
+import pytest
+
+from games import get_game
+from solver.layered import solve
+from solver.table import Table
+
+# (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
+# total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900
+# positions; its reference solve alone takes about 13 minutes, too long for CI).
+SMALL = [("ur", 1, None), ("ur", 2, None), ("ur", 3, None), ("senet", 1, None),
+         ("senet", 2, 3)]
+
+
+@pytest.fixture(scope="session")
+def tables(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tables")
+    made = {}
+    for name, pieces, max_total in SMALL:
+        path = folder / f"{name}{pieces}.h5"
+        solve(get_game(name, pieces), path, max_total=max_total, quiet=True)
+        made[(name, pieces)] = Table(path)
+    return made
+
+
+@pytest.fixture(scope="session")
+def ur3_data(tables, tmp_path_factory):
+    """A small labelled set of Ur with 3 pieces (datagen), shared by later stages."""
+    from datagen.generate import generate
+    path = tmp_path_factory.mktemp("data") / "ur3.h5"
+    generate(tables[("ur", 3)], path, games=400, explore=0.3, uniform=40000, seed=5,
+             val_frac=0.1, test_frac=0.1, quiet=True)
+    return path

@@ -1,0 +1,104 @@
+"""Labelled position sets: exact labels, legal codes, a split by position, determinism."""
+import hashlib
+
+import h5py
+import numpy as np
+import pytest
+import torch
+
+from datagen.datafile import SPLITS, DataError, DataFile
+from datagen.generate import generate
+from games import get_game
+from games.batch import layer_of_many, rank_many, unrank_many
+from tabula.cli import main
+
+
+def read_all(path):
+    with h5py.File(path, "r") as f:
+        return {s: {k: f[s][k][:] for k in ("codes", "values", "source")} for s in SPLITS}
+
+
+def test_labels_are_the_tables_values_and_codes_are_legal(tables, ur3_data):
+    table = tables[("ur", 3)]
+    game = table.game
+    data = read_all(ur3_data)
+    for split in SPLITS:
+        codes = data[split]["codes"]
+        assert len(codes) > 1000
+        assert np.array_equal(data[split]["values"], table.values(codes).astype(np.float32))
+        layers = layer_of_many(game.layer_of, codes)
+        assert ((layers // 8 > 0) & (layers % 8 > 0)).all()   # no finished game
+        assert np.array_equal(unrank_many(game.unrank, layers, rank_many(game.rank, codes)),
+                              codes)
+        for code in codes[:300]:   # the JSON form re-validates every rule of a position
+            assert game.position_from_json(game.to_json(int(code))) == code
+        assert set(np.unique(data[split]["source"])) == {0, 1}
+
+
+def test_no_held_out_position_occurs_in_training(ur3_data):
+    data = read_all(ur3_data)
+    train = data["train"]["codes"]
+    for split in ("val", "test"):
+        assert len(np.intersect1d(data[split]["codes"], train)) == 0
+    counts = DataFile(ur3_data).counts
+    assert counts["train_positions"] == len(np.unique(train))
+
+
+def sha(path):
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_same_seed_same_bytes_other_seed_other_positions(tables, tmp_path):
+    table = tables[("ur", 2)]
+    paths = [tmp_path / name for name in ("a.h5", "b.h5", "c.h5")]
+    for path, seed in zip(paths, (1, 1, 2)):
+        generate(table, path, games=100, explore=0.5, uniform=2000, seed=seed,
+                 val_frac=0.1, test_frac=0.1, quiet=True)
+    assert sha(paths[0]) == sha(paths[1])
+    a, c = read_all(paths[0]), read_all(paths[2])
+    assert not np.array_equal(a["train"]["codes"], c["train"]["codes"])
+    assert not (tmp_path / "a.h5.partial").exists()
+
+
+def test_other_game_or_missing_table_is_refused(tables, tmp_path, capsys):
+    ur_table = str(tables[("ur", 3)].path)
+    out = str(tmp_path / "x.h5")
+    assert main(["datagen", "senet", "--table", ur_table, "--out", out]) == 2
+    assert "is a table of ur, not of senet" in capsys.readouterr().err
+    assert main(["datagen", "ur", "--table", str(tmp_path / "none.h5"), "--out", out]) == 2
+    assert "no table file" in capsys.readouterr().err
+    assert main(["datagen", "ur", "--pieces", "2", "--table", ur_table, "--out", out]) == 2
+    assert "pieces=3, not pieces=2" in capsys.readouterr().err
+    with pytest.raises(DataError, match="not of senet"):
+        DataFile(_tiny(tables, tmp_path), game="senet", pieces=4)
+
+
+def _tiny(tables, tmp_path):
+    path = tmp_path / "tiny.h5"
+    generate(tables[("ur", 1)], path, 10, 0.5, 100, 0, 0.1, 0.1, quiet=True)
+    return path
+
+
+def test_ur_features_by_hand():
+    game = get_game("ur", 7)
+    code = game.position_from_json({"me": [4, 9], "me_waiting": 3, "opp": [5, 14],
+                                    "opp_waiting": 1})
+    x = game.features(torch.tensor([code]))[0].numpy()
+    assert x.shape == (game.n_features,) == (62,)
+    assert list(np.flatnonzero(x[:28])) == [3, 8, 14 + 4, 14 + 13]
+    waiting_me, waiting_opp, off_me, off_opp = x[28:36], x[36:44], x[44:52], x[52:60]
+    assert [np.flatnonzero(v)[0] for v in (waiting_me, waiting_opp, off_me, off_opp)] == \
+        [3, 1, 2, 4]
+    assert x[60] == pytest.approx((11 + 6 + 3 * 15) / 105)
+    assert x[61] == pytest.approx((10 + 1 + 15) / 105)
+
+
+def test_senet_features_by_hand():
+    game = get_game("senet", 4)
+    code = game.position_from_json({"me": [1, 30], "opp": [26, 28, 29]})
+    x = game.features(torch.tensor([code, code]))[1].numpy()
+    assert x.shape == (game.n_features,) == (72,)
+    assert list(np.flatnonzero(x[:60])) == [0, 29, 30 + 25, 30 + 27, 30 + 28]
+    assert np.flatnonzero(x[60:65])[0] == 2 and np.flatnonzero(x[65:70])[0] == 1
+    assert x[70] == pytest.approx((30 + 1) / 124)
+    assert x[71] == pytest.approx((5 + 3 + 2) / 124)
