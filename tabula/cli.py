@@ -29,18 +29,32 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for module in COMMANDS:
         module.add_parser(sub)
+    sub.add_parser("train", help="train a value net on a data file (tabula train --help)",
+                   add_help=False)
     return parser
 
 
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["train"]:   # LightningCLI parses its own arguments
+        return _guarded("train", lambda: _train(argv[1:]))
     args = build_parser().parse_args(argv)
+    return _guarded(args.command, lambda: args.run(args) or 0)
+
+
+def _train(argv):
+    from training.cli import run
+    return run(argv)
+
+
+def _guarded(command, work) -> int:
     from games import TabulaError
     from tabula.commands.common import UsageError
     try:
-        return args.run(args) or 0
+        return work()
     except (TabulaError, UsageError, OSError) as err:
-        print(f"tabula {args.command}: error: {err}", file=sys.stderr)
+        print(f"tabula {command}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"tabula {args.command}: interrupted", file=sys.stderr)
+        print(f"tabula {command}: interrupted", file=sys.stderr)
         return 130

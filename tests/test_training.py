@@ -1,0 +1,69 @@
+"""Training: a short run learns, reports its error on unseen positions, reloads."""
+import json
+
+import numpy as np
+import pytest
+
+from datagen.datafile import DataFile
+from tabula.cli import main
+from training.evaluate import predict
+from training.model import ValueNet
+
+
+@pytest.fixture(scope="module")
+def run(ur3_data, tmp_path_factory):
+    root = tmp_path_factory.mktemp("run")
+    config = root / "config.yaml"
+    config.write_text(f"""
+model: {{game: ur, pieces: 3, hidden: [32, 32], lr: 0.01}}
+data: {{path: {ur3_data}, batch_size: 1024}}
+trainer: {{default_root_dir: {root}, max_epochs: 4, enable_progress_bar: false,
+          enable_model_summary: false}}
+""")
+    assert main(["train", "--config", str(config)]) == 0
+    return root
+
+
+def test_short_run_beats_the_mean_and_reports_unseen_error(run, ur3_data):
+    data = DataFile(ur3_data)
+    result = json.loads((run / "test_error.json").read_text())
+    model = ValueNet.load_from_checkpoint(result["best_checkpoint"])
+    values = data.read("val", "values").astype(np.float64)
+    mean = data.read("train", "values").mean()
+    model_mse = np.mean((predict(model, data.read("val", "codes")) - values) ** 2)
+    assert model_mse < 0.1 * np.mean((mean - values) ** 2)
+    test_codes = data.read("test", "codes")
+    absent = ~np.isin(test_codes, data.read("train", "codes"))
+    assert result["unseen_in_training"]["records"] == absent.sum() == len(test_codes) > 0
+    assert 0 < result["test"]["mean_points"] < 5
+    assert (run / "metrics.csv").exists() and (run / "checkpoints" / "last.ckpt").exists()
+
+
+def test_checkpoint_reloads_to_the_same_predictions(run, ur3_data):
+    data = DataFile(ur3_data)
+    result = json.loads((run / "test_error.json").read_text())
+    model = ValueNet.load_from_checkpoint(result["best_checkpoint"])
+    points = 100 * np.abs(predict(model, data.read("test", "codes"))
+                          - data.read("test", "values"))
+    assert points.mean() == pytest.approx(result["test"]["mean_points"], abs=1e-9)
+    again = ValueNet.load_from_checkpoint(result["best_checkpoint"])
+    codes = data.read("test", "codes")[:1000]
+    assert np.array_equal(predict(model, codes), predict(again, codes))
+
+
+def test_unknown_config_key_fails_clearly(ur3_data, tmp_path, capsys):
+    config = tmp_path / "bad.yaml"
+    config.write_text(f"model: {{game: ur, pieces: 3, widths: [8]}}\ndata: {{path: {ur3_data}}}\n")
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--config", str(config)])
+    assert stop.value.code == 2
+    assert "widths" in capsys.readouterr().err
+
+
+def test_data_of_another_game_fails_clearly(ur3_data, tmp_path, capsys):
+    config = tmp_path / "other.yaml"
+    config.write_text(f"model: {{game: senet, pieces: 2}}\ndata: {{path: {ur3_data}}}\n"
+                      f"trainer: {{default_root_dir: {tmp_path}}}\n")
+    assert main(["train", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert "holds positions of ur (pieces=3)" in err and "senet" in err

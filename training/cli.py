@@ -1,0 +1,79 @@
+"""`tabula train`: LightningCLI over ValueNet and ValueData, with a run folder holding
+the CSV log, the checkpoints (best and last), the config and test_error.json."""
+import json
+import time
+from pathlib import Path
+
+from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.loggers import CSVLogger
+
+from datagen.datafile import DataError
+from tabula.provenance import code_version, machine
+
+from .data import ValueData
+from .evaluate import test_error
+from .model import ValueNet
+
+DESCRIPTION = """Train an MLP value net on a `tabula datagen` file. Settings come from a
+YAML config (--config configs/NAME.yaml) with model:, data: and trainer: sections;
+any of them can be overridden on the command line (--model.hidden '[64, 64]',
+--trainer.max_epochs 5). The run folder is trainer.default_root_dir: metrics.csv,
+checkpoints/best.ckpt and last.ckpt, config.yaml and test_error.json (the error on
+the held-out test positions, in percentage points)."""
+
+
+class TrainCLI(LightningCLI):
+    def add_arguments_to_parser(self, parser):
+        parser.add_argument("--patience", type=int, default=5,
+                            help="stop after this many epochs without a better val_loss")
+
+    def instantiate_trainer(self, **kwargs):
+        trainer = self._get(self.config_init, "trainer", default={})
+        root = Path(trainer.get("default_root_dir") or "runs/train")
+        callbacks = list(trainer.get("callbacks") or [])
+        callbacks += [ModelCheckpoint(dirpath=root / "checkpoints", filename="best",
+                                      monitor="val_loss", save_last=True),
+                      EarlyStopping(monitor="val_loss", patience=self.config["patience"])]
+        kwargs.setdefault("logger", CSVLogger(root, name="", version=""))
+        kwargs["callbacks"] = callbacks
+        return super().instantiate_trainer(**kwargs)
+
+
+def run(argv) -> int:
+    cli = TrainCLI(ValueNet, ValueData, run=False, args=argv, seed_everything_default=0,
+                   trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
+                   save_config_kwargs={"overwrite": True},
+                   parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
+    model, data, trainer = cli.model, cli.datamodule, cli.trainer
+    game = data.file.game
+    if (model.game.name, model.game.pieces) != (game.name, game.pieces):
+        raise DataError(f"{data.path} holds positions of {game.name} (pieces={game.pieces}) "
+                        f"but the model is set for {model.game.name} "
+                        f"(pieces={model.game.pieces}): change model.game/model.pieces or "
+                        "data.path")
+    started = time.time()
+    trainer.fit(model, data)
+    seconds = time.time() - started
+    best = trainer.checkpoint_callback.best_model_path
+    if best:
+        model = ValueNet.load_from_checkpoint(best)
+    errors = test_error(model, data.file)
+    root = Path(trainer.default_root_dir)
+    result = {"game": game.name, "pieces": game.pieces, "parameters": model.parameter_count(),
+              "hidden": list(model.hparams.hidden), "loss": model.hparams.loss,
+              "epochs": trainer.current_epoch, "train_seconds": seconds,
+              "train_records": data.file.sizes["train"],
+              "samples_per_second": data.file.sizes["train"] * trainer.current_epoch
+              / max(seconds, 1e-9),
+              "best_checkpoint": best, "data_file": str(data.path),
+              "data_sha256": data.file.attrs["data_sha256"], **errors,
+              "code_version": code_version(), "machine": machine()}
+    (root / "test_error.json").write_text(json.dumps(result, indent=2) + "\n")
+    t, u = errors["test"], errors["unseen_in_training"]
+    print(f"test error: mean {t['mean_points']:.4f} points, largest {t['max_points']:.3f} "
+          f"({t['records']:,} records); on positions absent from training: mean "
+          f"{u['mean_points']:.4f}, largest {u['max_points']:.3f} ({u['records']:,} records)")
+    print(f"{model.parameter_count():,} parameters, {trainer.current_epoch} epochs in "
+          f"{seconds:.0f} s; run folder {root} (best checkpoint {best or 'none'})")
+    return 0

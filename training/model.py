@@ -1,0 +1,76 @@
+"""The value network: the game's features of packed position codes, then an MLP
+giving the logit of the mover's winning chance."""
+import lightning as L
+import torch
+from torch import nn
+
+from games import get_game
+
+ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
+LOSSES = ("bce", "mse")
+
+
+class ValueNet(L.LightningModule):
+    """An MLP value net for one game variant.
+
+    Args:
+        game: "ur" or "senet".
+        pieces: pieces a side of the variant the table was solved for.
+        hidden: widths of the hidden layers.
+        activation: one of relu, gelu, silu, tanh.
+        loss: "bce" (binary cross-entropy of the logit against the exact value) or
+            "mse" (squared error of the probability).
+        lr: AdamW learning rate, decayed by a cosine over max_epochs.
+        weight_decay: AdamW weight decay.
+    """
+
+    def __init__(self, game: str = "ur", pieces: int = 7, hidden: list[int] = (256, 256),
+                 activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
+                 weight_decay: float = 0.0):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
+        if loss not in LOSSES:
+            raise ValueError(f"loss must be one of {', '.join(LOSSES)}")
+        self.save_hyperparameters()
+        self.game = get_game(game, pieces)
+        widths = [self.game.n_features, *hidden]
+        layers = []
+        for a, b in zip(widths, widths[1:]):
+            layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
+        self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], 1))
+
+    def forward(self, codes: torch.Tensor) -> torch.Tensor:
+        """Logits of the mover's winning chance, shape (n,)."""
+        return self.mlp(self.game.features(codes)).squeeze(1)
+
+    def predict(self, codes: torch.Tensor) -> torch.Tensor:
+        return torch.sigmoid(self(codes))
+
+    def parameter_count(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def _loss(self, logits, values):
+        if self.hparams.loss == "bce":
+            return nn.functional.binary_cross_entropy_with_logits(logits, values)
+        return nn.functional.mse_loss(torch.sigmoid(logits), values)
+
+    def training_step(self, batch, _):
+        codes, values = batch
+        loss = self._loss(self(codes), values)
+        self.log("train_loss", loss, prog_bar=True)
+        return loss
+
+    def validation_step(self, batch, _):
+        codes, values = batch
+        logits = self(codes)
+        self.log("val_loss", self._loss(logits, values), prog_bar=True)
+        self.log("val_mae_points", 100 * (torch.sigmoid(logits) - values).abs().mean(),
+                 prog_bar=True)
+
+    def configure_optimizers(self):
+        optimizer = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr,
+                                      weight_decay=self.hparams.weight_decay)
+        epochs = max(1, self.trainer.max_epochs or 1)
+        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
+        return {"optimizer": optimizer, "lr_scheduler": schedule}
