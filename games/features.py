@@ -2,7 +2,8 @@
 
 Each game's `features(codes, pieces)` turns a batch of packed position codes
 (a torch int64 tensor) into the network's float32 input. It is written with
-tensor operators only (shifts, masks, comparisons, a matrix product), so the
+tensor methods only (shifts, masks, comparisons, a matrix product; the
+methods, not the >> and & operators, which the ONNX exporter does not map), so the
 same function runs in training, is traced into the exported ONNX graph (a
 model then takes the packed codes directly) and so serves every player.
 Nothing here imports torch: constants are made with `codes.new_tensor`.
@@ -12,12 +13,12 @@ Nothing here imports torch: constants are made with `codes.new_tensor`.
 def bit_planes(codes, first_bit: int, count: int):
     """Bits first_bit .. first_bit+count-1 of each code, as a float (n, count) array."""
     shifts = codes.new_tensor(list(range(first_bit, first_bit + count)))
-    return ((codes.unsqueeze(1) >> shifts) & 1).float()
+    return codes.unsqueeze(1).bitwise_right_shift(shifts).bitwise_and(1).float()
 
 
 def field(codes, first_bit: int, width: int):
     """The unsigned integer stored in bits first_bit .. first_bit+width-1."""
-    return (codes >> first_bit) & ((1 << width) - 1)
+    return codes.bitwise_right_shift(first_bit).bitwise_and((1 << width) - 1)
 
 
 def one_hot(counts, size: int):

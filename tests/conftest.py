@@ -31,3 +31,19 @@ def ur3_data(tables, tmp_path_factory):
     generate(tables[("ur", 3)], path, games=400, explore=0.3, uniform=40000, seed=5,
              val_frac=0.1, test_frac=0.1, quiet=True)
     return path
+
+
+@pytest.fixture(scope="session")
+def ur3_run(ur3_data, tmp_path_factory):
+    """A small value net trained on ur3_data by `tabula train`: its run folder."""
+    from tabula.cli import main
+    root = tmp_path_factory.mktemp("run")
+    config = root / "train.yaml"
+    config.write_text(f"""
+model: {{game: ur, pieces: 3, hidden: [32, 32], lr: 0.01}}
+data: {{path: {ur3_data}, batch_size: 1024}}
+trainer: {{default_root_dir: {root}, max_epochs: 4, enable_progress_bar: false,
+          enable_model_summary: false}}
+""")
+    assert main(["train", "--config", str(config)]) == 0
+    return root

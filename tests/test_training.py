@@ -10,23 +10,9 @@ from training.evaluate import predict
 from training.model import ValueNet
 
 
-@pytest.fixture(scope="module")
-def run(ur3_data, tmp_path_factory):
-    root = tmp_path_factory.mktemp("run")
-    config = root / "config.yaml"
-    config.write_text(f"""
-model: {{game: ur, pieces: 3, hidden: [32, 32], lr: 0.01}}
-data: {{path: {ur3_data}, batch_size: 1024}}
-trainer: {{default_root_dir: {root}, max_epochs: 4, enable_progress_bar: false,
-          enable_model_summary: false}}
-""")
-    assert main(["train", "--config", str(config)]) == 0
-    return root
-
-
-def test_short_run_beats_the_mean_and_reports_unseen_error(run, ur3_data):
+def test_short_run_beats_the_mean_and_reports_unseen_error(ur3_run, ur3_data):
     data = DataFile(ur3_data)
-    result = json.loads((run / "test_error.json").read_text())
+    result = json.loads((ur3_run / "test_error.json").read_text())
     model = ValueNet.load_from_checkpoint(result["best_checkpoint"])
     values = data.read("val", "values").astype(np.float64)
     mean = data.read("train", "values").mean()
@@ -36,12 +22,13 @@ def test_short_run_beats_the_mean_and_reports_unseen_error(run, ur3_data):
     absent = ~np.isin(test_codes, data.read("train", "codes"))
     assert result["unseen_in_training"]["records"] == absent.sum() == len(test_codes) > 0
     assert 0 < result["test"]["mean_points"] < 5
-    assert (run / "metrics.csv").exists() and (run / "checkpoints" / "last.ckpt").exists()
+    assert (ur3_run / "metrics.csv").exists()
+    assert (ur3_run / "checkpoints" / "last.ckpt").exists()
 
 
-def test_checkpoint_reloads_to_the_same_predictions(run, ur3_data):
+def test_checkpoint_reloads_to_the_same_predictions(ur3_run, ur3_data):
     data = DataFile(ur3_data)
-    result = json.loads((run / "test_error.json").read_text())
+    result = json.loads((ur3_run / "test_error.json").read_text())
     model = ValueNet.load_from_checkpoint(result["best_checkpoint"])
     points = 100 * np.abs(predict(model, data.read("test", "codes"))
                           - data.read("test", "values"))

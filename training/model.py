@@ -68,6 +68,14 @@ class ValueNet(L.LightningModule):
         self.log("val_mae_points", 100 * (torch.sigmoid(logits) - values).abs().mean(),
                  prog_bar=True)
 
+    def on_save_checkpoint(self, checkpoint):
+        """Record where the training data came from, for export manifests."""
+        data = getattr(self.trainer, "datamodule", None) if self._trainer else None
+        if data is not None:
+            checkpoint["tabula"] = {"data_path": str(data.path),
+                                    "data_sha256": data.file.attrs["data_sha256"],
+                                    "table_sha256": data.file.attrs["table_sha256"]}
+
     def configure_optimizers(self):
         optimizer = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr,
                                       weight_decay=self.hparams.weight_decay)

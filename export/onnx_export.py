@@ -1,0 +1,151 @@
+"""A trained value net as one self-contained ONNX file (fp32, optionally int8), each
+with a manifest JSON beside it.
+
+The graph takes the packed position codes (int64, any batch size) and computes the
+game's features inside (games/features.py is written in traceable tensor
+operators), then the MLP and the sigmoid: a client needs nothing but the codes.
+"""
+import contextlib
+import hashlib
+import io
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+
+from games import GAMES, TabulaError
+from games.sampling import uniform_positions
+from tabula.provenance import code_version, now
+
+from .model_file import OnnxValueModel
+
+PARITY_POSITIONS = 20_000
+PARITY_BOUND = 1e-6
+INPUT_NAME, OUTPUT_NAME = "codes", "win_probability"
+
+
+class ExportError(TabulaError):
+    """A checkpoint that cannot be exported (missing, or not a tabula value net)."""
+
+
+class Probability(torch.nn.Module):
+    def __init__(self, net):
+        super().__init__()
+        self.net = net
+
+    def forward(self, codes):
+        return torch.sigmoid(self.net(codes))
+
+
+def sha256_file(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def load_checkpoint(path):
+    """The ValueNet of a checkpoint and what it recorded about its data."""
+    from training.model import ValueNet
+    path = Path(path)
+    if not path.is_file():
+        raise ExportError(f"no checkpoint file {path}")
+    try:
+        raw = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
+        raise ExportError(f"{path} is not a readable PyTorch checkpoint ({err})") from None
+    hparams = raw.get("hyper_parameters", {}) if isinstance(raw, dict) else {}
+    if "game" not in hparams or "hidden" not in hparams or "state_dict" not in raw:
+        raise ExportError(f"{path} is not a checkpoint of a tabula value net (tabula train)")
+    return ValueNet.load_from_checkpoint(path, map_location="cpu").eval(), raw.get("tabula", {})
+
+
+def _run_config(checkpoint: Path):
+    config = checkpoint.resolve().parent.parent / "config.yaml"
+    return yaml.safe_load(config.read_text()) if config.is_file() else None
+
+
+def export(checkpoint, out, int8=False, quiet=False) -> dict:
+    """Write OUT (fp32), and OUT with .int8.onnx if int8, each with a manifest."""
+    checkpoint, out = Path(checkpoint), Path(out)
+    net, recorded = load_checkpoint(checkpoint)
+    game = net.game
+    model = Probability(net).eval()
+    codes = uniform_positions(game, PARITY_POSITIONS, seed=12345)
+    with torch.no_grad():
+        reference = model(torch.from_numpy(codes)).double().numpy()
+    example = torch.from_numpy(codes[:16])
+    partial = out.with_name(out.name + ".partial")
+    with contextlib.redirect_stdout(io.StringIO()):
+        torch.onnx.export(model, (example,), partial, input_names=[INPUT_NAME],
+                          output_names=[OUTPUT_NAME],
+                          dynamic_shapes=({0: torch.export.Dim("batch")},),
+                          external_data=False)
+    _strip_debug_info(partial)
+    os.replace(partial, out)
+    common = {"format": "tabula-onnx-value", "game": game.name, "rules": game.rules,
+              "pieces": game.pieces, "parameters": net.parameter_count(),
+              "hidden": list(net.hparams.hidden), "activation": net.hparams.activation,
+              "input": {"name": INPUT_NAME, "dtype": "int64", "shape": ["batch"],
+                        "description": "packed position codes, seen by the player about "
+                                       "to throw; features are computed inside the graph",
+                        "code_layout": GAMES[game.name].__doc__.strip(),
+                        "features": " ".join(GAMES[game.name].features.__doc__.split())},
+              "output": {"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch"],
+                         "description": "probability that the player about to throw wins"},
+              "checkpoint": str(checkpoint), "checkpoint_sha256": sha256_file(checkpoint),
+              "data_sha256": recorded.get("data_sha256"),
+              "table_sha256": recorded.get("table_sha256"),
+              "config": _run_config(checkpoint), "code_version": code_version(),
+              "created": now()}
+    fp32 = _finish(out, common, codes, reference, "fp32")
+    results = {"fp32": fp32}
+    if int8:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.quantization.shape_inference import quant_pre_process
+        int8_path = out.with_name(out.stem + ".int8.onnx")
+        pre = out.with_name(out.stem + ".pre.onnx")
+        try:
+            quant_pre_process(str(out), str(pre))
+            quantize_dynamic(str(pre), str(int8_path), weight_type=QuantType.QInt8)
+        finally:
+            pre.unlink(missing_ok=True)
+        results["int8"] = _finish(int8_path, common, codes, reference, "int8",
+                                  fp32_path=out)
+    return results
+
+
+def _strip_debug_info(path):
+    """Drop the exporter's per-node stack traces and names of Python sources: they
+    more than double a small model's file and say nothing to its users."""
+    import onnx
+    model = onnx.load(str(path))
+    for node in model.graph.node:
+        node.doc_string = ""
+        del node.metadata_props[:]
+    onnx.save(model, str(path))
+
+
+def _finish(path, common, codes, reference, precision, fp32_path=None) -> dict:
+    """Measure parity, then write the manifest beside the model."""
+    model = OnnxValueModel(path, check_manifest=False)
+    got = model.predict(codes)
+    diff = np.abs(got - reference)
+    parity = {"positions": len(codes), "against": "pytorch", "max_abs_diff": float(diff.max()),
+              "mean_abs_diff": float(diff.mean())}
+    if fp32_path is not None:
+        parity["max_abs_diff_vs_fp32"] = float(
+            np.abs(got - OnnxValueModel(fp32_path, check_manifest=False).predict(codes)).max())
+    elif parity["max_abs_diff"] > PARITY_BOUND:
+        raise ExportError(f"ONNX output differs from PyTorch by {parity['max_abs_diff']:.2e} "
+                          f"> {PARITY_BOUND:.0e}; model not usable")
+    manifest = {**common, "precision": precision, "file": path.name,
+                "bytes": path.stat().st_size, "sha256": sha256_file(path), "parity": parity}
+    manifest_path = path.with_suffix(".json")
+    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    return {"model": str(path), "manifest": str(manifest_path), "bytes": manifest["bytes"],
+            "parity": parity}

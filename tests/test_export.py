@@ -1,0 +1,79 @@
+"""Export: self-contained ONNX with features in the graph, parity, manifests, errors."""
+import json
+
+import numpy as np
+import onnx
+import pytest
+import torch
+
+from export.model_file import OnnxValueModel
+from export.onnx_export import sha256_file
+from games.sampling import uniform_positions
+from tabula.cli import main
+from training.evaluate import predict
+from training.model import ValueNet
+
+
+@pytest.fixture(scope="module")
+def exported(ur3_run, tmp_path_factory):
+    out = tmp_path_factory.mktemp("models") / "ur3.onnx"
+    assert main(["export", str(ur3_run / "checkpoints" / "best.ckpt"), "--out", str(out),
+                 "--int8"]) == 0
+    return out
+
+
+def test_fp32_matches_pytorch_at_batch_1_and_4096(exported, ur3_run):
+    manifest = json.loads(exported.with_suffix(".json").read_text())
+    assert manifest["parity"]["positions"] >= 20000
+    assert manifest["parity"]["max_abs_diff"] <= 1e-6
+    net = ValueNet.load_from_checkpoint(ur3_run / "checkpoints" / "best.ckpt")
+    model = OnnxValueModel(exported, game="ur", pieces=3)
+    codes = uniform_positions(net.game, 4096, seed=3)
+    expected = predict(net, codes)
+    assert np.abs(model.predict(codes) - expected).max() <= 1e-6
+    assert abs(model.predict(codes[:1])[0] - expected[0]) <= 1e-6
+    graph = onnx.load(str(exported))       # self-contained: no external data
+    assert all(not t.external_data for t in graph.graph.initializer)
+    assert graph.graph.input[0].type.tensor_type.elem_type == onnx.TensorProto.INT64
+
+
+def test_int8_written_with_its_difference_reported(exported):
+    int8 = exported.with_name("ur3.int8.onnx")
+    manifest = json.loads(int8.with_suffix(".json").read_text())
+    assert manifest["precision"] == "int8" and int8.stat().st_size < exported.stat().st_size
+    parity = manifest["parity"]
+    assert 0 < parity["mean_abs_diff"] <= parity["max_abs_diff"] < 0.05
+    codes = uniform_positions(OnnxValueModel(int8).game, 100, seed=4)
+    assert OnnxValueModel(int8).predict(codes).shape == (100,)
+
+
+def test_manifest_sha256_values_match_the_files(exported, ur3_run, ur3_data):
+    from datagen.datafile import DataFile
+    for path in (exported, exported.with_name("ur3.int8.onnx")):
+        manifest = json.loads(path.with_suffix(".json").read_text())
+        assert manifest["sha256"] == sha256_file(path)
+        assert manifest["bytes"] == path.stat().st_size
+        assert manifest["checkpoint_sha256"] == sha256_file(manifest["checkpoint"])
+        assert manifest["data_sha256"] == DataFile(ur3_data).attrs["data_sha256"]
+        assert manifest["config"]["model"]["hidden"] == [32, 32]
+        assert manifest["parameters"] == sum(
+            p.numel() for p in ValueNet.load_from_checkpoint(manifest["checkpoint"]).parameters())
+
+
+def test_bad_checkpoints_fail_clearly(tmp_path, capsys):
+    out = str(tmp_path / "m.onnx")
+    assert main(["export", str(tmp_path / "none.ckpt"), "--out", out]) == 2
+    assert "no checkpoint file" in capsys.readouterr().err
+    other = tmp_path / "other.ckpt"
+    torch.save({"state_dict": {}, "hyper_parameters": {"lr": 1}}, other)
+    assert main(["export", str(other), "--out", out]) == 2
+    assert "not a checkpoint of a tabula value net" in capsys.readouterr().err
+    other.write_bytes(b"not a checkpoint")
+    assert main(["export", str(other), "--out", out]) == 2
+    assert "not a readable PyTorch checkpoint" in capsys.readouterr().err
+
+
+def test_model_of_another_game_is_refused(exported):
+    from export.model_file import ModelError
+    with pytest.raises(ModelError, match="model of ur, not of senet"):
+        OnnxValueModel(exported, game="senet")
