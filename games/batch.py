@@ -25,3 +25,11 @@ def unrank_many(unrank, layers, ranks):
     for i in prange(len(ranks)):
         out[i] = unrank(layers[i], ranks[i])
     return out
+
+
+@njit(parallel=True, cache=True)
+def mirror_many(mirror, codes):
+    out = np.empty(len(codes), dtype=np.int64)
+    for i in prange(len(codes)):
+        out[i] = mirror(codes[i])
+    return out

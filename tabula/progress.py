@@ -15,7 +15,8 @@ class ProgressLine:
     def update(self, done: int, extra: str = ""):
         tty = self.stream.isatty()
         now = time.time()
-        if self.quiet or (not tty and now - self.last < self.every and done < self.total):
+        if self.quiet or done == 0 or (not tty and now - self.last < self.every
+                                       and done < self.total):
             return
         self.last = now
         elapsed = now - self.started

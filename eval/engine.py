@@ -1,0 +1,133 @@
+"""Many games played in lockstep: every step throws for all running games at once,
+generates their moves in one compiled call and asks each player for all of its
+decisions in one batch (one model call for a network).
+
+Two players sit in slots 0 and 1. Game g draws its throws from stream
+throw_stream[g] with the turn number as counter, so two games given the same
+stream (a duplicate pair) see the same throws turn by turn. With a table, the
+loss of every decision with two or more legal moves is recorded for the slots
+in `judged`: the best move's worth minus the chosen move's, from the table.
+"""
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit, prange
+
+from games.batch import mirror_many
+from games.rng import cumulative, draw_throw, stream_key, uniform
+from solver.bellman import move_worth
+
+from .search import AGAIN, OVER
+
+PLAYER_STREAM = 1 << 60   # streams of the players' random numbers
+
+
+@njit(parallel=True, cache=True)
+def _throw_and_move(moves, throws, cum_probs, max_moves, codes, keys, turns):
+    n = len(codes)
+    thrown = np.empty(n, dtype=np.int64)
+    counts = np.empty(n, dtype=np.int64)
+    next_codes = np.zeros((n, max_moves), dtype=np.int64)
+    infos = np.zeros((n, max_moves), dtype=np.int64)
+    for i in prange(n):
+        thrown[i] = draw_throw(throws, cum_probs, keys[i], turns[i])
+        counts[i] = moves(codes[i], thrown[i], next_codes[i], infos[i])
+    return thrown, counts, next_codes, infos
+
+
+@njit(parallel=True, cache=True)
+def _uniforms(keys, counters):
+    out = np.empty(len(keys))
+    for i in prange(len(keys)):
+        out[i] = uniform(keys[i], counters[i])
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _losses(layer_of, rank, flat, offsets, counts, next_codes, infos, chosen):
+    out = np.empty(len(counts))
+    for i in prange(len(counts)):
+        best = 0.0
+        picked = 0.0
+        for j in range(counts[i]):
+            w = move_worth(layer_of, rank, flat, offsets, next_codes[i, j], infos[i, j])
+            best = max(best, w)
+            if j == chosen[i]:
+                picked = w
+        out[i] = best - picked
+    return out
+
+
+@dataclass
+class Played:
+    winners: np.ndarray          # slot (0 or 1) that won each game
+    decisions: np.ndarray        # (games, 2): decisions with >= 2 moves, per slot
+    moves_made: np.ndarray       # (games, 2): every move made (one legal move included)
+    loss_game: np.ndarray        # per recorded decision: its game
+    loss_slot: np.ndarray        # per recorded decision: its slot
+    loss: np.ndarray             # per recorded decision: winning chance given away
+    seconds: float
+
+
+def play(game, players, first, throw_streams, seed, table=None, judged=(), max_turns=100000,
+         progress=None) -> Played:
+    """Play len(first) games; first[g] is the slot that throws first in game g;
+    progress(finished games) is called after every step."""
+    started = time.time()
+    n = len(first)
+    cum_probs = cumulative(game.probs)
+    keys = np.array([stream_key(seed, s) for s in throw_streams], dtype=np.uint64)
+    player_keys = np.array([stream_key(seed, PLAYER_STREAM + g) for g in range(n)],
+                           dtype=np.uint64)
+    codes = np.full(n, game.start, dtype=np.int64)
+    owner = np.asarray(first, dtype=np.int64).copy()
+    turns = np.zeros(n, dtype=np.int64)
+    winners = np.full(n, -1, dtype=np.int64)
+    decisions = np.zeros((n, 2), dtype=np.int64)
+    moves_made = np.zeros((n, 2), dtype=np.int64)
+    losses = ([], [], [])
+    active = np.arange(n)
+    while len(active):
+        if turns[active].max() >= max_turns:
+            raise RuntimeError(f"a game ran past {max_turns} turns")
+        thrown, counts, next_codes, infos = _throw_and_move(
+            game.moves, game.throws, cum_probs, game.max_moves, codes[active], keys[active],
+            turns[active])
+        turns[active] += 1
+        forfeit = counts == 0
+        codes[active[forfeit]] = mirror_many(game.mirror, codes[active[forfeit]])
+        owner[active[forfeit]] ^= 1
+        chosen = np.zeros(len(active), dtype=np.int64)
+        rand = _uniforms(player_keys[active], turns[active])
+        for slot in (0, 1):
+            mine = owner[active] == slot
+            moves_made[active[mine & ~forfeit], slot] += 1
+            ask = mine & (counts >= 2)
+            if not ask.any():
+                continue
+            chosen[ask] = players[slot].choose(codes[active[ask]], counts[ask],
+                                               next_codes[ask], infos[ask], rand[ask])
+            decisions[active[ask], slot] += 1
+            if table is not None and slot in judged:
+                losses[0].append(active[ask])
+                losses[1].append(np.full(ask.sum(), slot))
+                losses[2].append(_losses(game.layer_of, game.rank, table.flat, table.offsets,
+                                         counts[ask], next_codes[ask], infos[ask],
+                                         chosen[ask]))
+        moved = ~forfeit
+        g = active[moved]
+        pick_codes = next_codes[moved, chosen[moved]]
+        pick_infos = infos[moved, chosen[moved]]
+        codes[g] = pick_codes
+        over = (pick_infos & OVER) != 0
+        winners[g[over]] = owner[g[over]]
+        passes = ~over & ((pick_infos & AGAIN) == 0)
+        owner[g[passes]] ^= 1
+        active = active[winners[active] < 0]
+        if progress is not None:
+            progress(n - len(active))
+    cat = [np.concatenate(x) if x else np.empty(0) for x in losses]
+    return Played(winners, decisions, moves_made, cat[0].astype(np.int64),
+                  cat[1].astype(np.int64), cat[2], time.time() - started)
+

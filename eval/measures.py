@@ -1,0 +1,68 @@
+"""Exact measures of a player: regret against the perfect player, duplicate matches."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabula.progress import ProgressLine
+
+from .engine import play
+from .players import make_player
+
+ERROR_THRESHOLD = 2e-6   # a decision losing more than this is an error
+
+
+@dataclass
+class Regret:
+    summary: dict
+    per_game_points: np.ndarray   # winning chance given away in each game, in points
+    loss_points: np.ndarray       # given away at each decision with >= 2 moves
+
+
+def interval95(samples: np.ndarray) -> tuple[float, float, float]:
+    """Mean and a normal 95% interval from the spread of independent samples."""
+    mean = float(samples.mean())
+    half = 1.96 * float(samples.std(ddof=1)) / np.sqrt(len(samples)) if len(samples) > 1 \
+        else float("nan")
+    return mean, mean - half, mean + half
+
+
+def regret(game, table, player, games: int, seed: int, quiet=True) -> Regret:
+    """`player` against the perfect player over `games` games, first throw alternating."""
+    perfect = make_player("perfect", game, table)
+    progress = ProgressLine(f"regret {player.spec}", games, "games", quiet)
+    played = play(game, [player, perfect], np.arange(games) % 2, np.arange(games), seed,
+                  table=table, judged=(0,), progress=progress.update)
+    progress.done()
+    per_game = 100 * np.bincount(played.loss_game, weights=played.loss, minlength=games)
+    loss = 100 * played.loss
+    decisions = int(played.decisions[:, 0].sum())
+    mean, low, high = interval95(per_game)
+    summary = {
+        "player": player.spec, "games": games, "seed": seed, "decisions": decisions,
+        "decisions_per_game": decisions / games,
+        "error_rate": float((played.loss > ERROR_THRESHOLD).sum() / max(decisions, 1)),
+        "loss_per_decision_points": float(loss.sum() / max(decisions, 1)),
+        "loss_per_game_points": mean, "loss_per_game_ci95": [low, high],
+        "worst_loss_points": float(loss.max()) if len(loss) else 0.0,
+        "win_rate_vs_perfect": float((played.winners == 0).mean()),
+        "seconds": played.seconds,
+        "player_decisions_per_second": decisions / played.seconds,
+        "moves_per_second": float(played.moves_made.sum() / played.seconds),
+        "model_sha256": player.model_sha256}
+    return Regret(summary, per_game, loss)
+
+
+def match(game, a, b, pairs: int, seed: int, quiet=True) -> dict:
+    """Duplicate pairs: in pair k, game 2k has A throw first and game 2k+1 has B throw
+    first, both with pair k's throws. A's score is its share of the games won, with
+    a 95% interval from the spread of the pair scores."""
+    progress = ProgressLine(f"match {a.spec} vs {b.spec}", 2 * pairs, "games", quiet)
+    played = play(game, [a, b], np.tile([0, 1], pairs), np.repeat(np.arange(pairs), 2), seed,
+                  progress=progress.update)
+    progress.done()
+    pair_scores = (played.winners == 0).reshape(pairs, 2).mean(axis=1)
+    score, low, high = interval95(pair_scores)
+    return {"a": a.spec, "b": b.spec, "pairs": pairs, "seed": seed, "score_a": score,
+            "score_a_ci95": [low, high], "games_won_a": int((played.winners == 0).sum()),
+            "games": 2 * pairs, "seconds": played.seconds,
+            "model_sha256": {"a": a.model_sha256, "b": b.model_sha256}}

@@ -1,0 +1,80 @@
+"""Players: anything that picks one of the legal moves of a batch of decisions.
+
+A player is given decisions in decision form (see eval.search) plus one uniform
+random number per decision (so random choices are reproducible), and returns the
+index of its chosen move for each. Specs, as typed on the command line:
+  random               a uniformly random legal move
+  heuristic            the best afterstate by the hand-made evaluation
+  expectimax:N         N throws of expectimax over the heuristic (N = 1, 2, 3)
+  perfect              the best move by the table (needs a table)
+  net:MODEL.onnx       the best afterstate by the network
+  net+search:MODEL.onnx  one throw of expectimax over the network
+"""
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from numba import njit, prange
+
+from games import TabulaError
+from solver.bellman import best_move
+
+from .heuristics import HEURISTICS, evaluate_many
+from .search import decision_worths, first_best
+
+
+class PlayerError(TabulaError):
+    """A player spec that cannot be built."""
+
+
+@dataclass
+class Player:
+    spec: str
+    choose: Callable   # (codes, counts, next_codes, infos, rand) -> chosen indices
+    model_sha256: str | None = None
+
+
+@njit(parallel=True, cache=True)
+def _table_choices(layer_of, rank, flat, offsets, counts, next_codes, infos):
+    out = np.empty(len(counts), dtype=np.int64)
+    for i in prange(len(counts)):
+        out[i] = best_move(layer_of, rank, flat, offsets, next_codes[i], infos[i], counts[i])
+    return out
+
+
+def search_player(spec, game, leaf, depth) -> Player:
+    def choose(codes, counts, next_codes, infos, rand):
+        return first_best(decision_worths(game, counts, next_codes, infos, depth, leaf))
+    return Player(spec, choose)
+
+
+def make_player(spec: str, game, table=None) -> Player:
+    """The player of `spec` for `game` (see the module docstring)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "random":
+        return Player(spec, lambda codes, counts, nxt, infos, rand:
+                      np.minimum((rand * counts).astype(np.int64), counts - 1))
+    if kind == "perfect":
+        if table is None:
+            raise PlayerError("player 'perfect' needs a table (--table FILE)")
+        return Player(spec, lambda codes, counts, nxt, infos, rand: _table_choices(
+            game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
+    if kind in ("heuristic", "expectimax"):
+        heuristic = HEURISTICS[game.name]
+        depth = 0
+        if kind == "expectimax":
+            if arg not in ("1", "2", "3"):
+                raise PlayerError(f"expectimax takes a depth of 1, 2 or 3 throws "
+                                  f"(expectimax:2), not {arg!r}")
+            depth = int(arg)
+        return search_player(spec, game, lambda c: evaluate_many(heuristic, c), depth)
+    if kind in ("net", "net+search"):
+        if not arg:
+            raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
+        from export.model_file import OnnxValueModel
+        model = OnnxValueModel(arg, game=game.name, pieces=game.pieces)
+        player = search_player(spec, game, model.predict, 1 if kind == "net+search" else 0)
+        player.model_sha256 = model.manifest["sha256"]
+        return player
+    raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
+                      "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx")

@@ -1,0 +1,94 @@
+"""`tabula eval report`: the standard set of players measured against the table,
+written as REPORT.md, results.json and PNG plots, with provenance."""
+import json
+from pathlib import Path
+
+import numpy as np
+
+from tabula.provenance import code_version, machine, now
+
+from .measures import regret
+from .players import make_player
+
+STANDARD_PLAYERS = ["random", "heuristic", "expectimax:1", "expectimax:2", "perfect"]
+COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
+           ("decisions_per_game", "decisions/game", "{:.1f}"),
+           ("error_rate", "error rate", "{:.1%}"),
+           ("loss_per_decision_points", "loss/decision (pts)", "{:.4f}"),
+           ("loss_per_game_points", "loss/game (pts)", "{:.3f}"),
+           ("worst_loss_points", "worst loss (pts)", "{:.2f}"),
+           ("win_rate_vs_perfect", "wins vs perfect", "{:.1%}")]
+
+
+def summary_table(rows) -> str:
+    """The results as a Markdown table (also what the pipeline prints)."""
+    lines = ["| " + " | ".join(title for _, title, _ in COLUMNS) + " | 95% interval (pts) |",
+             "|" + "---|" * (len(COLUMNS) + 1)]
+    for r in rows:
+        cells = [fmt.format(r[key]) for key, _, fmt in COLUMNS]
+        low, high = r["loss_per_game_ci95"]
+        lines.append("| " + " | ".join(cells) + f" | {low:.3f} .. {high:.3f} |")
+    return "\n".join(lines)
+
+
+def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict:
+    out.mkdir(parents=True, exist_ok=True)
+    results = []
+    for spec in specs:
+        results.append(regret(game, table, make_player(spec, game, table), games, seed, quiet))
+    rows = [r.summary for r in results]
+    provenance = {"game": game.name, "rules": game.rules, "pieces": game.pieces,
+                  "table": str(table.path), "table_sha256": table.attrs["sha256"],
+                  "games": games, "seed": seed, "code_version": code_version(),
+                  "machine": machine(), "created": now()}
+    _plots(results, out)
+    (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
+                                                 indent=2) + "\n")
+    models = "".join(f"- `{r['player']}`: model SHA-256 {r['model_sha256']}\n"
+                     for r in rows if r["model_sha256"])
+    (out / "REPORT.md").write_text(
+        f"# How much winning chance each player gives away: {game.name}, "
+        f"pieces={game.pieces}\n\n"
+        f"Each player played {games:,} games against the perfect player (first throw "
+        f"alternating, seed {seed}). For every decision with two or more legal moves the "
+        f"table gives the loss: the best move's winning chance minus the chosen move's, "
+        f"in percentage points. An error is a loss above 2e-6.\n\n"
+        f"{summary_table(rows)}\n\n![loss per game](loss_per_game.png)\n\n"
+        f"![loss distribution](loss_distribution.png)\n\n## Provenance\n\n"
+        f"- table `{table.path}`, SHA-256 {provenance['table_sha256']}\n{models}"
+        f"- code {provenance['code_version']}, {provenance['created']}\n"
+        f"- machine {provenance['machine']['cpu']}, {provenance['machine']['cores']} cores\n")
+    return {"out": str(out), "players": rows, "provenance": provenance,
+            "table_markdown": summary_table(rows)}
+
+
+def _plots(results, out: Path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [r.summary["player"] for r in results]
+    means = np.array([r.summary["loss_per_game_points"] for r in results])
+    lows = np.array([r.summary["loss_per_game_ci95"][0] for r in results])
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.bar(names, means, yerr=np.nan_to_num(means - lows), capsize=4, color="#4a7ab5")
+    ax.set_ylabel("winning chance given away per game (points)")
+    ax.set_title("Loss per game against the perfect player (95% interval)")
+    ax.tick_params(axis="x", rotation=20)
+    fig.tight_layout()
+    fig.savefig(out / "loss_per_game.png", dpi=110)
+    plt.close(fig)
+    fig, ax = plt.subplots(figsize=(7, 4))
+    bins = np.logspace(-4, 2, 49)
+    for r in results:
+        errors = r.loss_points[r.loss_points > 2e-4]
+        if len(errors):
+            ax.hist(errors, bins=bins, histtype="step", label=r.summary["player"])
+    ax.set_xscale("log")
+    ax.set_xlabel("loss of a wrong decision (points)")
+    ax.set_ylabel("decisions")
+    ax.set_title("How large the mistakes are")
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend()
+    fig.tight_layout()
+    fig.savefig(out / "loss_distribution.png", dpi=110)
+    plt.close(fig)

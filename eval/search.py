@@ -1,0 +1,74 @@
+"""Expectimax over throws, batched: the value of many positions searched `depth`
+throws ahead, with a leaf evaluator applied to whole arrays (the heuristic, an
+ONNX model, the table). Depth 0 is the leaf itself.
+
+Moves of one decision are held in rows of width max_moves with a count per row
+("decision form"): codes (n,), counts (n,), next_codes (n, M), infos (n, M).
+A throw with no legal move is treated as one move to the mirrored position that
+passes the turn, so forfeits need no special case.
+"""
+import numpy as np
+from numba import njit, prange
+
+OVER = 1 << 11
+AGAIN = 1 << 10
+SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
+
+
+@njit(parallel=True, cache=True)
+def all_throws(moves, mirror, throws, max_moves, codes):
+    """Moves of every code for every throw: counts (n, T), next (n, T, M), info (n, T, M)."""
+    n, n_throws = len(codes), len(throws)
+    counts = np.empty((n, n_throws), dtype=np.int64)
+    next_codes = np.zeros((n, n_throws, max_moves), dtype=np.int64)
+    infos = np.zeros((n, n_throws, max_moves), dtype=np.int64)
+    for i in prange(n):
+        for t in range(n_throws):
+            k = moves(codes[i], throws[t], next_codes[i, t], infos[i, t])
+            if k == 0:
+                next_codes[i, t, 0] = mirror(codes[i])
+                k = 1
+            counts[i, t] = k
+    return counts, next_codes, infos
+
+
+def move_worths(next_codes, infos, live, values_of_next):
+    """The mover's winning chance after each live move (others -inf): 1 if it wins,
+    V(next) if the mover throws again, 1 - V(next) if the turn passes."""
+    over = (infos & OVER) != 0
+    need = live & ~over
+    v = np.zeros(next_codes.shape)
+    v[need] = values_of_next(next_codes[need])
+    worth = np.where(over, 1.0, np.where((infos & AGAIN) != 0, v, 1.0 - v))
+    return np.where(live, worth, -np.inf)
+
+
+def position_values(game, codes, depth, leaf):
+    """V of each code (the player about to throw), searched `depth` throws ahead."""
+    if depth == 0 or len(codes) == 0:
+        return leaf(codes)
+    counts, next_codes, infos = all_throws(game.moves, game.mirror, game.throws,
+                                           game.max_moves, codes)
+    live = np.arange(game.max_moves) < counts[..., None]
+    worth = move_worths(next_codes, infos, live,
+                        lambda c: position_values(game, c, depth - 1, leaf))
+    return worth.max(axis=2) @ game.probs
+
+
+def decision_worths(game, counts, next_codes, infos, depth, leaf):
+    """Worth of each move of decisions in decision form, searched `depth` throws past
+    the move (chunked so that at most SEARCH_BUDGET leaves are live at once)."""
+    n = len(counts)
+    branching = (len(game.throws) * 4) ** depth * 4
+    chunk = max(1, SEARCH_BUDGET // branching)
+    out = np.empty(next_codes.shape)
+    for s in range(0, n, chunk):
+        live = np.arange(game.max_moves) < counts[s:s + chunk, None]
+        out[s:s + chunk] = move_worths(next_codes[s:s + chunk], infos[s:s + chunk], live,
+                                       lambda c: position_values(game, c, depth, leaf))
+    return out
+
+
+def first_best(worths) -> np.ndarray:
+    """Index of the best move of each row (the first of equals)."""
+    return np.argmax(worths, axis=1)

@@ -1,0 +1,116 @@
+"""tabula eval: how much winning chance a player gives away, matches, reports."""
+import json
+from pathlib import Path
+
+from .common import UsageError, add_game_arguments, add_table_argument, game_from_args, open_table
+
+PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
+               "net:MODEL.onnx, net+search:MODEL.onnx")
+
+
+def add_parser(sub):
+    p = sub.add_parser("eval", help="measure players against the exact table; matches; reports",
+                       description="Measure players exactly against a solved table.")
+    inner = p.add_subparsers(dest="what", metavar="WHAT", parser_class=type(p))
+    inner.required = True
+
+    r = inner.add_parser("regret", help="winning chance a player gives away against perfect play",
+                         description="The player plays GAMES games against the perfect "
+                                     "player, first throw alternating; every decision with "
+                                     "two or more legal moves is scored by the table.")
+    add_game_arguments(r)
+    add_table_argument(r, required=True)
+    r.add_argument("--player", required=True, help=PLAYER_HELP)
+    _common(r, games=True)
+    r.set_defaults(run=run_regret)
+
+    m = inner.add_parser("match", help="duplicate match between two players",
+                         description="Pairs of games with the same throws, colours swapped; "
+                                     "A's score with a 95% interval from the pairs' spread.")
+    add_game_arguments(m)
+    add_table_argument(m, required=False)
+    m.add_argument("--a", required=True, help=PLAYER_HELP)
+    m.add_argument("--b", required=True, help=PLAYER_HELP)
+    m.add_argument("--pairs", type=int, default=1000, help="duplicate pairs (default 1000)")
+    _common(m, games=False)
+    m.set_defaults(run=run_match)
+
+    rep = inner.add_parser("report", help="REPORT.md, results.json and plots for many players",
+                           description="Regret of each player (default: the standard set "
+                                       "random, heuristic, expectimax:1, expectimax:2, "
+                                       "perfect), written to --out as REPORT.md, "
+                                       "results.json and PNG plots.")
+    add_game_arguments(rep)
+    add_table_argument(rep, required=True)
+    rep.add_argument("--players", nargs="+", default=None, metavar="SPEC", help=PLAYER_HELP)
+    rep.add_argument("--out", default="report", help="folder to write (default ./report)")
+    _common(rep, games=True)
+    rep.set_defaults(run=run_report)
+
+
+def _common(p, games):
+    if games:
+        p.add_argument("--games", type=int, default=1000, help="games per player (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def _table_and_game(args):
+    table = open_table(args)
+    return table, (table.game if table is not None else game_from_args(args))
+
+
+def _check_count(value, name):
+    if value < 1:
+        raise UsageError(f"--{name} must be at least 1")
+
+
+def run_regret(args):
+    from eval.measures import regret
+    from eval.players import make_player
+    _check_count(args.games, "games")
+    table, game = _table_and_game(args)
+    result = regret(game, table, make_player(args.player, game, table), args.games, args.seed,
+                    quiet=args.quiet).summary
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    low, high = result["loss_per_game_ci95"]
+    print(f"{result['player']}: {result['decisions']:,} decisions in {result['games']:,} games; "
+          f"error rate {result['error_rate']:.2%}; loss per decision "
+          f"{result['loss_per_decision_points']:.4f} points; loss per game "
+          f"{result['loss_per_game_points']:.3f} points (95%: {low:.3f} .. {high:.3f}); "
+          f"worst {result['worst_loss_points']:.2f} points; won "
+          f"{result['win_rate_vs_perfect']:.1%} against perfect play")
+    return 0
+
+
+def run_match(args):
+    from eval.measures import match
+    from eval.players import make_player
+    _check_count(args.pairs, "pairs")
+    table, game = _table_and_game(args)
+    result = match(game, make_player(args.a, game, table), make_player(args.b, game, table),
+                   args.pairs, args.seed, quiet=args.quiet)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    low, high = result["score_a_ci95"]
+    print(f"{result['a']} vs {result['b']}: {result['a']} scores {result['score_a']:.2%} "
+          f"(95%: {low:.2%} .. {high:.2%}) over {result['pairs']:,} duplicate pairs")
+    return 0
+
+
+def run_report(args):
+    from eval.report import STANDARD_PLAYERS, write_report
+    _check_count(args.games, "games")
+    table, game = _table_and_game(args)
+    result = write_report(game, table, args.players or STANDARD_PLAYERS, args.games,
+                          args.seed, Path(args.out), quiet=args.quiet)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(result["table_markdown"])
+    print(f"report: {Path(args.out) / 'REPORT.md'}")
+    return 0
