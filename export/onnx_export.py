@@ -9,7 +9,9 @@ import contextlib
 import hashlib
 import io
 import json
+import logging
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -80,7 +82,9 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
         reference = model(torch.from_numpy(codes)).double().numpy()
     example = torch.from_numpy(codes[:16])
     partial = out.with_name(out.name + ".partial")
-    with contextlib.redirect_stdout(io.StringIO()):
+    logging.getLogger("torch.onnx").setLevel(logging.ERROR)   # "torchvision not installed"
+    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         torch.onnx.export(model, (example,), partial, input_names=[INPUT_NAME],
                           output_names=[OUTPUT_NAME],
                           dynamic_shapes=({0: torch.export.Dim("batch")},),

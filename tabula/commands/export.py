@@ -1,7 +1,5 @@
 """tabula export: a trained checkpoint as self-contained ONNX models with manifests."""
 import json
-import logging
-import warnings
 from pathlib import Path
 
 from .common import UsageError
@@ -30,10 +28,7 @@ def run(args):
     if not out.parent.is_dir():
         raise UsageError(f"no directory {out.parent} for --out")
     from export.onnx_export import export
-    logging.getLogger("torch.onnx").setLevel(logging.ERROR)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        results = export(args.checkpoint, out, int8=args.int8)
+    results = export(args.checkpoint, out, int8=args.int8)
     if args.json:
         print(json.dumps(results))
         return 0

@@ -1,0 +1,30 @@
+"""tabula pipeline: the whole chain for one game variant from one YAML file."""
+import json
+
+from tabula.pipeline import load_config, run_pipeline
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "pipeline", help="solve -> datagen -> train -> export -> eval report, from a YAML file",
+        description="Run the whole chain for the game variant of CONFIG (configs/quick.yaml "
+                    "is the quick default). Stages whose inputs and settings are unchanged "
+                    "since their last run are skipped; a changed setting reruns that stage "
+                    "and the ones after it. Ends by printing the report's summary table.")
+    p.add_argument("config", metavar="CONFIG", help="pipeline YAML (configs/*.yaml)")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    from eval.report import summary_table
+    config = load_config(args.config)
+    summary = run_pipeline(config, log=(lambda *_: None) if args.json else print)
+    if args.json:
+        print(json.dumps(summary))
+        return 0
+    print()
+    print(summary_table(summary["report"]["players"]))
+    print(f"\nresults in {summary['workdir']}/: table.h5, data.h5, train/, model.onnx, "
+          f"report/REPORT.md")
+    return 0

@@ -1,0 +1,149 @@
+"""`tabula pipeline`: solve -> datagen -> train -> export -> eval report for one game
+variant, from one YAML file.
+
+Each stage's inputs (its settings and the fingerprints of the stages before it) are
+hashed into a stamp kept in WORKDIR/stages.json; a stage whose stamp and outputs
+are unchanged is skipped, and a changed setting reruns that stage and every stage
+after it.
+"""
+import hashlib
+import json
+import time
+from pathlib import Path
+
+import yaml
+
+from games import TabulaError, get_game
+
+STAGES = ("solve", "datagen", "train", "export", "report")
+DEFAULTS = {
+    "solve": {"tol": 1e-9},
+    "datagen": {"games": 10000, "explore": 0.3, "uniform": 100000, "seed": 0,
+                "val_frac": 0.05, "test_frac": 0.05},
+    "train": {"model": {}, "data": {}, "trainer": {}},
+    "export": {"int8": True},
+    "report": {"games": 1000, "seed": 0,
+               "players": ["random", "heuristic", "expectimax:1", "net", "net+search",
+                           "net-int8", "perfect"]},
+}
+
+
+class PipelineError(TabulaError):
+    """A pipeline config that cannot be run."""
+
+
+def load_config(path) -> dict:
+    path = Path(path)
+    if not path.is_file():
+        raise PipelineError(f"no pipeline config {path}")
+    try:
+        config = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as err:
+        raise PipelineError(f"{path} is not valid YAML ({err})") from None
+    allowed = {"name", "game", "pieces", "workdir", *STAGES}
+    unknown = sorted(set(config) - allowed)
+    if unknown:
+        raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)}; keys are "
+                            f"{', '.join(sorted(allowed))}")
+    if "game" not in config:
+        raise PipelineError(f"{path}: give the game (game: ur or game: senet)")
+    game = get_game(config["game"], config.get("pieces"))
+    merged = {"name": config.get("name", path.stem), "game": game.name,
+              "pieces": game.pieces,
+              "workdir": config.get("workdir", f"runs/pipeline/{config.get('name', path.stem)}")}
+    for stage in STAGES:
+        given = config.get(stage) or {}
+        unknown = sorted(set(given) - set(DEFAULTS[stage]))
+        if unknown:
+            raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)} under {stage}; "
+                                f"keys are {', '.join(sorted(DEFAULTS[stage]))}")
+        merged[stage] = {**DEFAULTS[stage], **given}
+    return merged
+
+
+def _stamp(*parts) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def run_pipeline(config: dict, log=print) -> dict:
+    """Run the stages that are not up to date; return where each result is."""
+    work = Path(config["workdir"])
+    work.mkdir(parents=True, exist_ok=True)
+    state_path = work / "stages.json"
+    state = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    game = get_game(config["game"], config["pieces"])
+    paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
+             "train": work / "train" / "checkpoints" / "best.ckpt",
+             "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
+    actions = {"solve": _solve, "datagen": _datagen, "train": _train, "export": _export,
+               "report": _report}
+    upstream = [game.name, game.pieces]
+    summary = {"workdir": str(work), "stages": {}}
+    for stage in STAGES:
+        stamp = _stamp(upstream, stage, config[stage])
+        done = state.get(stage, {})
+        if done.get("stamp") == stamp and paths[stage].exists():
+            log(f"[{stage}] up to date: {paths[stage]}")
+            summary["stages"][stage] = {"path": str(paths[stage]), "ran": False}
+        else:
+            log(f"[{stage}] running ...")
+            started = time.time()
+            actions[stage](game, config, paths, work)
+            state[stage] = {"stamp": stamp, "seconds": time.time() - started}
+            for later in STAGES[STAGES.index(stage) + 1:]:
+                state.pop(later, None)
+            state_path.write_text(json.dumps(state, indent=2) + "\n")
+            log(f"[{stage}] done in {state[stage]['seconds']:.1f} s: {paths[stage]}")
+            summary["stages"][stage] = {"path": str(paths[stage]), "ran": True,
+                                        "seconds": state[stage]["seconds"]}
+        upstream = [upstream, stamp]
+    summary["report"] = json.loads((work / "report" / "results.json").read_text())
+    return summary
+
+
+def _solve(game, config, paths, work):
+    from solver.layered import solve
+    paths["solve"].unlink(missing_ok=True)
+    solve(game, paths["solve"], tol=config["solve"]["tol"])
+
+
+def _datagen(game, config, paths, work):
+    from datagen.generate import generate
+    from solver.table import Table
+    s = config["datagen"]
+    generate(Table(paths["solve"]), paths["datagen"], s["games"], s["explore"], s["uniform"],
+             s["seed"], s["val_frac"], s["test_frac"])
+
+
+def _train(game, config, paths, work):
+    import shutil
+
+    from training.cli import run
+    t = config["train"]
+    root = work / "train"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    train_config = {"model": {**t["model"], "game": game.name, "pieces": game.pieces},
+                    "data": {**t["data"], "path": str(paths["datagen"])},
+                    "trainer": {**t["trainer"], "default_root_dir": str(root)}}
+    (work / "train.yaml").write_text(yaml.safe_dump(train_config, sort_keys=False))
+    run(["--config", str(work / "train.yaml")])
+
+
+def _export(game, config, paths, work):
+    from export.onnx_export import export
+    export(paths["train"], paths["export"], int8=config["export"]["int8"])
+
+
+def _report(game, config, paths, work):
+    from eval.report import write_report
+    from solver.table import Table
+    r = config["report"]
+    model = paths["export"]
+    named = {"net": f"net:{model}", "net+search": f"net+search:{model}",
+             "net-int8": f"net:{model.with_name(model.stem + '.int8.onnx')}"}
+    players = [named.get(p, p) for p in r["players"]]
+    if not config["export"]["int8"]:
+        players = [p for p in players if ".int8." not in p]
+    write_report(game, Table(paths["solve"]), players, r["games"], r["seed"],
+                 work / "report", quiet=False)

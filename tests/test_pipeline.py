@@ -1,0 +1,54 @@
+"""The whole chain from one YAML file; unchanged stages are skipped, changed ones rerun."""
+import json
+
+import pytest
+import yaml
+
+from tabula.cli import main
+from tabula.pipeline import PipelineError, load_config, run_pipeline
+
+TINY = {"name": "tiny", "game": "ur", "pieces": 2,
+        "datagen": {"games": 300, "uniform": 5000, "seed": 1},
+        "train": {"model": {"hidden": [16]}, "data": {"batch_size": 512},
+                  "trainer": {"max_epochs": 2, "enable_progress_bar": False,
+                              "enable_model_summary": False}},
+        "report": {"games": 200, "players": ["random", "heuristic", "net", "net-int8",
+                                             "net+search", "perfect"]}}
+
+
+def write(tmp_path, config):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({**config, "workdir": str(tmp_path / "work")}))
+    return path
+
+
+def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
+    path = write(tmp_path, TINY)
+    assert main(["pipeline", str(path)]) == 0
+    out = capsys.readouterr().out
+    for spec in ("| random |", "| heuristic |", "| perfect |", "model.int8.onnx", "net+search:"):
+        assert spec in out
+    report = tmp_path / "work" / "report"
+    assert (report / "REPORT.md").exists() and (report / "loss_per_game.png").exists()
+    rows = json.loads((report / "results.json").read_text())["players"]
+    assert len(rows) == 6
+
+    lines = []
+    run_pipeline(load_config(path), log=lines.append)
+    assert all("up to date" in line for line in lines) and len(lines) == 5
+
+    changed = {**TINY, "datagen": {**TINY["datagen"], "seed": 2}}
+    lines = []
+    run_pipeline(load_config(write(tmp_path, changed)), log=lines.append)
+    assert lines[0].startswith("[solve] up to date")
+    ran = [line.split("]")[0][1:] for line in lines if "running" in line]
+    assert ran == ["datagen", "train", "export", "report"]
+
+
+def test_bad_configs_fail_clearly(tmp_path):
+    with pytest.raises(PipelineError, match="unknown key"):
+        load_config(write(tmp_path, {**TINY, "datagen": {"gmaes": 3}}))
+    with pytest.raises(PipelineError, match="give the game"):
+        load_config(write(tmp_path, {"name": "x"}))
+    with pytest.raises(PipelineError, match="no pipeline config"):
+        load_config(tmp_path / "none.yaml")
