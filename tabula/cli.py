@@ -7,7 +7,7 @@ import argparse
 import sys
 
 from tabula import __version__
-from tabula.commands import datagen, eval, export, moves, pipeline, solve, table, value
+from tabula.commands import datagen, eval, export, moves, pipeline, play, solve, table, value
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -16,7 +16,7 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-COMMANDS = [moves, solve, value, table, datagen, export, eval, pipeline]
+COMMANDS = [moves, solve, value, table, datagen, export, eval, pipeline, play]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,6 +4,7 @@ import json
 import time
 from pathlib import Path
 
+import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningCLI
 from lightning.pytorch.loggers import CSVLogger
@@ -27,6 +28,8 @@ class TrainCLI(LightningCLI):
     def add_arguments_to_parser(self, parser):
         parser.add_argument("--patience", type=int, default=5,
                             help="stop after this many epochs without a better val_loss")
+        parser.add_argument("--threads", type=int, default=0,
+                            help="torch threads (0: torch's default, all cores)")
 
     def instantiate_trainer(self, **kwargs):
         trainer = self._get(self.config_init, "trainer", default={})
@@ -46,6 +49,8 @@ def run(argv) -> int:
                    save_config_kwargs={"overwrite": True},
                    parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
     model, data, trainer = cli.model, cli.datamodule, cli.trainer
+    if cli.config["threads"]:
+        torch.set_num_threads(cli.config["threads"])
     game = data.file.game
     if (model.game.name, model.game.pieces) != (game.name, game.pieces):
         raise DataError(f"{data.path} holds positions of {game.name} (pieces={game.pieces}) "

@@ -20,7 +20,7 @@ class ValueNet(L.LightningModule):
         activation: one of relu, gelu, silu, tanh.
         loss: "bce" (binary cross-entropy of the logit against the exact value) or
             "mse" (squared error of the probability).
-        lr: AdamW learning rate, decayed by a cosine over max_epochs.
+        lr: AdamW learning rate, decayed to zero by a cosine over all training steps.
         weight_decay: AdamW weight decay.
     """
 
@@ -79,6 +79,7 @@ class ValueNet(L.LightningModule):
     def configure_optimizers(self):
         optimizer = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr,
                                       weight_decay=self.hparams.weight_decay)
-        epochs = max(1, self.trainer.max_epochs or 1)
-        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=epochs)
-        return {"optimizer": optimizer, "lr_scheduler": schedule}
+        steps = max(1, int(self.trainer.estimated_stepping_batches))
+        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+        return {"optimizer": optimizer,
+                "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
