@@ -16,11 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	mkdir -p tables
-	$(BIN)/tabula solve ur --pieces 3 --out tables/ur3.h5 --force
-	$(BIN)/tabula table info tables/ur3.h5
-	$(BIN)/tabula value ur --table tables/ur3.h5 --position start
-	$(BIN)/tabula moves ur --table tables/ur3.h5 --position start --throw 2
+	$(BIN)/tabula pipeline configs/quick.yaml
 
 test: $(STAMP)
 	$(BIN)/ruff check .
@@ -38,6 +34,9 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_moves.py
 	$(BIN)/python benchmarks/bench_solve.py ur --pieces 7 --out tables/ur7.h5
 	$(BIN)/python benchmarks/bench_lookup.py tables/ur7.h5
+	$(BIN)/python benchmarks/bench_datagen.py tables/ur7.h5
+	$(BIN)/python benchmarks/bench_training.py data/ur7.h5
+	$(BIN)/python benchmarks/bench_eval.py tables/ur7.h5 models/ur7.onnx
 
 clean:
 	rm -rf $(VENV) build *.egg-info
