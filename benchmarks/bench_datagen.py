@@ -29,7 +29,7 @@ def main():
     rows = []
 
     t0 = time.perf_counter()
-    codes = self_play(table, args.games, 0.3, 1, quiet=True)
+    codes, _ = self_play(table, args.games, 0.3, 1, quiet=True)
     table.values(codes)
     seconds = time.perf_counter() - t0
     rows.append(_row(game, "self-play + labels", len(codes), seconds))

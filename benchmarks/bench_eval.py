@@ -46,7 +46,7 @@ def main():
 
 def _perfect_choices(game, table, n=2_000_000):
     """The perfect player's choice alone, on a batch of n decisions of self-play."""
-    codes = self_play(table, n // 150, 0.3, 5, quiet=True)[:n]
+    codes = self_play(table, n // 150, 0.3, 5, quiet=True)[0][:n]
     rng = np.random.default_rng(0)
     _, counts, next_codes, infos = _throw_and_move(
         game.moves, game.throws, cumulative(game.probs), game.max_moves, codes,

@@ -5,7 +5,9 @@ File layout:
           table_file, settings (JSON), counts (JSON), data_sha256 (of every split's
           codes, values and source, in split order), code_version, machine
   train/ val/ test/   codes int64, values float32 (the mover's exact winning
-          chance), source uint8 (SOURCES); each shuffled and chunked, so that
+          chance), source uint8 (index into SOURCES: met in self-play, drawn
+          uniformly, or reached by a move self-play did not choose); each shuffled
+          and chunked, so that
           training reads contiguous slices.
 A position occurs in at most one split.
 """
@@ -21,7 +23,7 @@ from games import TabulaError, get_game
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1
 SPLITS = ("train", "val", "test")
-SOURCES = ("self-play", "uniform")
+SOURCES = ("self-play", "uniform", "alternative")
 CHUNK = 1 << 16
 
 

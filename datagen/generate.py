@@ -26,27 +26,34 @@ SPLIT_STREAM = 1 << 62    # stream of the position -> split hash
 UNIFORM_STREAM = 1 << 61  # streams of the uniform draws
 
 
-def self_play(table, games: int, explore: float, seed: int, quiet=False) -> np.ndarray:
-    """Codes of every position met in `games` games (in game order)."""
+def self_play(table, games: int, explore: float, seed: int, quiet=False,
+              alternatives=False) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of every position met in `games` games (in game order), and their source
+    (0 met; 2 the result of a move not chosen, with `alternatives`)."""
     g = table.game
     cum_probs = cumulative(g.probs)
-    parts, capacity = [], FIRST_CAPACITY
+    parts, part_kinds = [], []
+    capacity = FIRST_CAPACITY * (g.max_moves if alternatives else 1)
     progress = ProgressLine("self-play", games, "games", quiet)
     for first in range(0, games, GAMES_PER_CHUNK):
         n = min(GAMES_PER_CHUNK, games - first)
         while True:
             out = np.empty(n * capacity, dtype=np.int64)
+            kinds = np.empty(n * capacity, dtype=np.uint8)
             counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws, cum_probs,
                                 g.max_moves, table.flat, table.offsets, np.int64(g.start),
-                                seed, first, explore, capacity, out)
+                                seed, first, explore, alternatives, capacity, out, kinds)
             if (counts >= 0).all():
                 break
             capacity *= 4   # a game met more positions than fit: replay the chunk
-        rows = out.reshape(n, capacity)
-        parts.append(rows[np.arange(capacity)[None, :] < counts[:, None]])
+        used = np.arange(capacity)[None, :] < counts[:, None]
+        parts.append(out.reshape(n, capacity)[used])
+        part_kinds.append(kinds.reshape(n, capacity)[used])
         progress.update(first + n)
     progress.done(f"{games:,} games, {sum(len(p) for p in parts):,} positions")
-    return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+    if not parts:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint8)
+    return np.concatenate(parts), np.concatenate(part_kinds)
 
 
 def uniform_draws(table, n: int, seed: int) -> np.ndarray:
@@ -84,23 +91,24 @@ def split_of(codes, seed, val_frac, test_frac):
 
 
 def generate(table, out, games: int, explore: float, uniform: int, seed: int,
-             val_frac: float, test_frac: float, quiet=False) -> dict:
+             val_frac: float, test_frac: float, quiet=False, alternatives=False) -> dict:
     """Generate the set and write it to `out` (via OUT.partial, renamed when whole)."""
     started = time.time()
-    codes_play = self_play(table, games, explore, seed, quiet)
+    codes_play, kinds_play = self_play(table, games, explore, seed, quiet, alternatives)
     t_play = time.time() - started
     t0 = time.time()
     codes_uniform = uniform_draws(table, uniform, seed)
     t_uniform = time.time() - t0
     codes = np.concatenate([codes_play, codes_uniform])
-    source = np.concatenate([np.zeros(len(codes_play), np.uint8),
-                             np.ones(len(codes_uniform), np.uint8)])
+    source = np.concatenate([kinds_play, np.ones(len(codes_uniform), np.uint8)])
     t0 = time.time()
     values = table.values(codes).astype(np.float32)
     t_label = time.time() - t0
     which = split_of(codes, seed, val_frac, test_frac)
     shuffle = np.random.default_rng([seed, 7])
-    splits, counts = {}, {"games": games, "self_play_records": len(codes_play),
+    splits, counts = {}, {"games": games,
+                          "self_play_records": int((kinds_play == 0).sum()),
+                          "alternative_records": int((kinds_play == 2).sum()),
                           "uniform_records": len(codes_uniform)}
     for k, name in enumerate(SPLITS):
         index = np.flatnonzero(which == k)
@@ -111,6 +119,7 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
         counts[f"{name}_positions"] = len(np.unique(codes[index]))
     g = table.game
     settings = {"games": games, "explore": explore, "uniform": uniform, "seed": seed,
+                "alternatives": alternatives,
                 "val_frac": val_frac, "test_frac": test_frac,
                 "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
     attrs = {"game": g.name, "rules": g.rules, "pieces": g.pieces, "n_features": g.n_features,

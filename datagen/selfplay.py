@@ -13,12 +13,14 @@ from solver.bellman import best_move
 
 @njit(parallel=True, cache=True)
 def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat, offsets,
-               start, seed, first_game, explore, capacity, out):
+               start, seed, first_game, explore, alternatives, capacity, out, kinds):
     """Play games first_game .. first_game + n - 1 (n = len(out) // capacity); game i
     writes its positions to out[i * capacity:] and returns its count in counts[i]
     (-1 if it met more than `capacity` positions). Each game explores with its own
     rate explore * u, u uniform in [0, 1): at a decision with two or more moves it
-    plays a uniformly random one with that probability, otherwise the best."""
+    plays a uniformly random one with that probability, otherwise the best.
+    kinds[k] is 0 for a position met; with `alternatives`, the positions the other
+    moves of each decision would have led to (the game not ended) follow with 2."""
     n_games = len(out) // capacity
     counts = np.zeros(n_games, dtype=np.int64)
     for i in prange(n_games):
@@ -34,6 +36,7 @@ def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat
                 n = -1
                 break
             out[i * capacity + n] = code
+            kinds[i * capacity + n] = 0
             n += 1
             k = moves(code, draw_throw(throws, cum_probs, key, counter), next_codes, infos)
             counter += 1
@@ -45,6 +48,15 @@ def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat
             else:
                 j = best_move(layer_of, rank, flat, offsets, next_codes, infos, k)
             counter += 2
+            if alternatives and k > 1:
+                for m in range(k):
+                    if m == j or (infos[m] >> 11) & 1:
+                        continue
+                    if n == capacity:
+                        break
+                    out[i * capacity + n] = next_codes[m]
+                    kinds[i * capacity + n] = 2
+                    n += 1
             if (infos[j] >> 11) & 1:
                 break
             code = next_codes[j]

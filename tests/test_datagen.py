@@ -102,3 +102,22 @@ def test_senet_features_by_hand():
     assert np.flatnonzero(x[60:65])[0] == 2 and np.flatnonzero(x[65:70])[0] == 1
     assert x[70] == pytest.approx((30 + 1) / 124)
     assert x[71] == pytest.approx((5 + 3 + 2) / 124)
+
+
+def test_alternatives_are_the_other_moves_of_self_play_decisions(tables, tmp_path):
+    table = tables[("ur", 2)]
+    game = table.game
+    path = tmp_path / "alt.h5"
+    generate(table, path, games=50, explore=0.2, uniform=0, seed=3, val_frac=0.0,
+             test_frac=0.0, quiet=True, alternatives=True)
+    data = read_all(path)["train"]
+    alternative = data["codes"][data["source"] == 2]
+    met = set(data["codes"][data["source"] == 0].tolist())
+    assert len(alternative) > 100
+    assert np.array_equal(data["values"], table.values(data["codes"]).astype(np.float32))
+    # each alternative is a move's result from some position met in self-play
+    results = {m["position"] for code in met for throw in game.throws
+               for m in game.legal_moves(code, int(throw)) if not m["over"]}
+    assert set(alternative.tolist()) <= results
+    counts = DataFile(path).counts
+    assert counts["alternative_records"] == len(alternative)

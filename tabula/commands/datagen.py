@@ -23,6 +23,9 @@ def add_parser(sub):
                    help="largest per-decision exploration rate (default 0.3)")
     p.add_argument("--uniform", type=int, default=100000, metavar="M",
                    help="positions drawn uniformly within layers (default 100000)")
+    p.add_argument("--alternatives", action="store_true",
+                   help="also record, at every self-play decision, the positions the moves "
+                        "not chosen lead to (what a player must rank)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--val-frac", type=float, default=0.05,
                    help="share of positions held out for validation (default 0.05)")
@@ -52,7 +55,8 @@ def run(args):
     table = open_table(args)
     try:
         summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,
-                           args.val_frac, args.test_frac, quiet=args.quiet)
+                           args.val_frac, args.test_frac, quiet=args.quiet,
+                           alternatives=args.alternatives)
     except KeyboardInterrupt:
         Path(str(out) + ".partial").unlink(missing_ok=True)
         print("\ntabula datagen: interrupted; no file written", file=sys.stderr)
@@ -62,7 +66,8 @@ def run(args):
         return 0
     c = summary["counts"]
     print(f"{table.game.name} (pieces={table.game.pieces}): {c['self_play_records']:,} "
-          f"self-play + {c['uniform_records']:,} uniform records in "
+          f"self-play + {c['alternative_records']:,} alternative + "
+          f"{c['uniform_records']:,} uniform records in "
           f"{summary['seconds']:.1f} s ({summary['labelled_per_second'] * 60 / 1e6:.1f} M "
           "labelled/min)")
     for split in ("train", "val", "test"):
