@@ -15,10 +15,10 @@ import numpy as np
 from numba import njit, prange
 
 from games.batch import mirror_many
+from games.game import AGAIN, OVER
 from games.rng import cumulative, draw_throw, stream_key, uniform
 from solver.bellman import move_worth
 
-from .search import AGAIN, OVER
 
 PLAYER_STREAM = 1 << 60   # streams of the players' random numbers
 

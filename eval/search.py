@@ -10,8 +10,8 @@ passes the turn, so forfeits need no special case.
 import numpy as np
 from numba import njit, prange
 
-OVER = 1 << 11
-AGAIN = 1 << 10
+from games.game import AGAIN, OVER
+
 SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
 
 

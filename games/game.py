@@ -28,6 +28,8 @@ from typing import Callable
 import numpy as np
 
 LAYER_STRIDE = 8  # layer id = a * LAYER_STRIDE + b
+AGAIN = 1 << 10   # move info flag: the mover throws again
+OVER = 1 << 11    # move info flag: the move won the game
 
 
 class TabulaError(ValueError):

@@ -5,7 +5,10 @@ import numpy as np
 import pytest
 
 from datagen.datafile import DataFile
+from eval.search import decision_worths
+from games.sampling import uniform_positions
 from tabula.cli import main
+from training.decisions import decisions_for
 from training.evaluate import predict
 from training.model import ValueNet
 
@@ -54,3 +57,31 @@ def test_data_of_another_game_fails_clearly(ur3_data, tmp_path, capsys):
     assert main(["train", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert "holds positions of ur (pieces=3)" in err and "senet" in err
+
+
+def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, capsys):
+    table = tables[("ur", 3)].path
+    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+            "--data.path", str(ur3_data), "--data.batch_size", "2048",
+            "--trainer.max_epochs", "1", "--trainer.enable_progress_bar", "false",
+            "--trainer.enable_model_summary", "false"]
+    root = tmp_path / "run"
+    assert main(base + ["--data.table", str(table), "--data.decisions", "256",
+                        "--model.decision_weight", "1.0",
+                        "--trainer.default_root_dir", str(root)]) == 0
+    header = (root / "metrics.csv").read_text().splitlines()[0]
+    assert "train_decision_loss" in header
+    other = tables[("ur", 2)].path
+    assert main(base + ["--data.table", str(other), "--data.decisions", "256",
+                        "--trainer.default_root_dir", str(tmp_path / "x")]) == 2
+    assert "is not the table" in capsys.readouterr().err
+
+
+def test_decisions_carry_the_tables_move_worths(tables):
+    table = tables[("ur", 3)]
+    codes = uniform_positions(table.game, 500, seed=2)
+    counts, next_codes, infos, worths = decisions_for(table, codes, seed=1)
+    assert len(counts) > 100 and (counts >= 2).all()
+    exact = decision_worths(table.game, counts, next_codes, infos, 0, table.values)
+    live = np.arange(table.game.max_moves) < counts[:, None]
+    assert np.abs(exact[live] - worths[live]).max() < 1e-6

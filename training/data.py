@@ -10,14 +10,18 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from datagen.datafile import DataFile
+from datagen.datafile import DataError, DataFile
 
 
 class SplitBatches(Dataset):
-    def __init__(self, path, split: str, batch_size: int, size: int, in_memory=False):
+    """Batch i: (codes, values), plus, with a table and decisions > 0, the decisions
+    of the batch's first `decisions` positions (training/decisions.py)."""
+
+    def __init__(self, path, split: str, batch_size: int, size: int, in_memory=False,
+                 table: str | None = None, decisions: int = 0):
         self.path, self.split, self.batch_size, self.size = str(path), split, batch_size, size
-        self.in_memory = in_memory
-        self._codes = self._values = None
+        self.in_memory, self.table_path, self.decisions = in_memory, table, decisions
+        self._codes = self._values = self._table = None
 
     def _open(self):
         f = h5py.File(self.path, "r")
@@ -33,11 +37,19 @@ class SplitBatches(Dataset):
             self._open()
         start = i * self.batch_size
         stop = min(start + self.batch_size, self.size)
-        return (torch.from_numpy(self._codes[start:stop]),
-                torch.from_numpy(self._values[start:stop]))
+        codes = self._codes[start:stop]
+        batch = (torch.from_numpy(codes), torch.from_numpy(self._values[start:stop]))
+        if not self.decisions:
+            return batch
+        if self._table is None:
+            from solver.table import Table
+            self._table = Table(self.table_path)
+        from training.decisions import decisions_for
+        parts = decisions_for(self._table, codes[:self.decisions], seed=i)
+        return batch + tuple(torch.from_numpy(p) for p in parts)
 
-    def __getstate__(self):  # a worker opens its own handle
-        return {**self.__dict__, "_codes": None, "_values": None}
+    def __getstate__(self):  # a worker opens its own handles
+        return {**self.__dict__, "_codes": None, "_values": None, "_table": None}
 
 
 class ValueData(L.LightningDataModule):
@@ -48,18 +60,32 @@ class ValueData(L.LightningDataModule):
         batch_size: records per batch.
         num_workers: DataLoader worker processes (0: read in the main process).
         in_memory: read each split into memory once instead of slicing the file.
+        table: the solved table the data came from; needed for `decisions`.
+        decisions: per training batch, how many of its positions also become a
+            decision (a throw, its moves and their exact worths) for the model's
+            decision loss; 0 for none.
     """
 
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
-                 num_workers: int = 0, in_memory: bool = False):
+                 num_workers: int = 0, in_memory: bool = False, table: str | None = None,
+                 decisions: int = 0):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers, self.in_memory = num_workers, in_memory
+        self.table, self.decisions = table, decisions
         self.file = DataFile(path)
+        if decisions and not table:
+            raise DataError("data.decisions needs data.table, the table of the data file")
+        if table:
+            from solver.table import Table
+            sha = Table(table).attrs["sha256"]
+            if sha != self.file.attrs["table_sha256"]:
+                raise DataError(f"{table} is not the table {path} was made from")
 
     def _loader(self, split, shuffle):
+        decisions = self.decisions if split == "train" else 0
         data = SplitBatches(self.path, split, self.batch_size, self.file.sizes[split],
-                            self.in_memory)
+                            self.in_memory, self.table, decisions)
         workers = self.num_workers
         return DataLoader(data, batch_size=None, shuffle=shuffle, num_workers=workers,
                           multiprocessing_context="spawn" if workers else None,

@@ -5,6 +5,7 @@ import torch
 from torch import nn
 
 from games import get_game
+from games.game import AGAIN, OVER
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
 LOSSES = ("bce", "mse")
@@ -22,11 +23,16 @@ class ValueNet(L.LightningModule):
             "mse" (squared error of the probability).
         lr: AdamW learning rate, decayed to zero by a cosine over all training steps.
         weight_decay: AdamW weight decay.
+        decision_weight: weight of the decision loss (needs data.decisions > 0): the
+            KL divergence from the table's choice distribution over a decision's
+            moves, softmax(exact worth / temperature), to the net's.
+        decision_temperature: in winning-chance units (0.01 = one point).
     """
 
     def __init__(self, game: str = "ur", pieces: int = 7, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
-                 weight_decay: float = 0.0):
+                 weight_decay: float = 0.0, decision_weight: float = 0.0,
+                 decision_temperature: float = 0.01):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
@@ -56,10 +62,28 @@ class ValueNet(L.LightningModule):
         return nn.functional.mse_loss(torch.sigmoid(logits), values)
 
     def training_step(self, batch, _):
-        codes, values = batch
+        codes, values = batch[:2]
         loss = self._loss(self(codes), values)
         self.log("train_loss", loss, prog_bar=True)
+        if len(batch) > 2 and self.hparams.decision_weight > 0 and len(batch[2]):
+            decision = self._decision_loss(*batch[2:])
+            self.log("train_decision_loss", decision)
+            loss = loss + self.hparams.decision_weight * decision
         return loss
+
+    def _decision_loss(self, counts, next_codes, infos, exact):
+        live = torch.arange(next_codes.shape[1]) < counts.unsqueeze(1)
+        over = (infos & OVER) != 0
+        again = (infos & AGAIN) != 0
+        need = live & ~over
+        p = torch.zeros(next_codes.shape)
+        p[need] = torch.sigmoid(self(next_codes[need]))
+        worth = torch.where(over, 1.0, torch.where(again, p, 1.0 - p))
+        t = self.hparams.decision_temperature
+        masked = torch.where(live, worth / t, -torch.inf)
+        target = torch.softmax(torch.where(live, exact / t, -torch.inf), dim=1)
+        log_net = torch.log_softmax(masked, dim=1)
+        return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
     def validation_step(self, batch, _):
         codes, values = batch
