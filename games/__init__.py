@@ -1,4 +1,5 @@
 """Rules of the games tabula solves: the only package that knows them."""
+from . import numba_cache  # noqa: F401 - before any cache index is read
 from . import senet, ur
 from .game import Game, PositionError, TabulaError
 
