@@ -115,7 +115,8 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
         pre = out.with_name(out.stem + ".pre.onnx")
         try:
             quant_pre_process(str(out), str(pre))
-            quantize_dynamic(str(pre), str(int8_path), weight_type=QuantType.QInt8)
+            quantize_dynamic(str(pre), str(int8_path), weight_type=QuantType.QInt8,
+                             per_channel=True)
         finally:
             pre.unlink(missing_ok=True)
         results["int8"] = _finish(int8_path, common, codes, reference, "int8",

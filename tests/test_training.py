@@ -64,7 +64,7 @@ def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, cap
     base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
             "--data.path", str(ur3_data), "--data.batch_size", "2048",
             "--trainer.max_epochs", "1", "--trainer.enable_progress_bar", "false",
-            "--trainer.enable_model_summary", "false"]
+            "--trainer.enable_model_summary", "false", "--trainer.log_every_n_steps", "1"]
     root = tmp_path / "run"
     assert main(base + ["--data.table", str(table), "--data.decisions", "256",
                         "--model.decision_weight", "1.0",
