@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/tabula pipeline configs/quick.yaml
+	$(BIN)/tabula pipeline configs/pipeline/quick.yaml
 
 test: $(STAMP)
 	$(BIN)/ruff check .

@@ -19,8 +19,8 @@ STAGES = ("solve", "datagen", "train", "export", "report")
 DEFAULTS = {
     "solve": {"tol": 1e-9},
     "datagen": {"games": 10000, "explore": 0.3, "uniform": 100000, "seed": 0,
-                "val_frac": 0.05, "test_frac": 0.05},
-    "train": {"model": {}, "data": {}, "trainer": {}},
+                "val_frac": 0.05, "test_frac": 0.05, "alternatives": False},
+    "train": {"model": {}, "data": {}, "trainer": {}, "patience": 5, "threads": 0},
     "export": {"int8": True},
     "report": {"games": 1000, "seed": 0,
                "players": ["random", "heuristic", "expectimax:1", "net", "net+search",
@@ -112,7 +112,7 @@ def _datagen(game, config, paths, work):
     from solver.table import Table
     s = config["datagen"]
     generate(Table(paths["solve"]), paths["datagen"], s["games"], s["explore"], s["uniform"],
-             s["seed"], s["val_frac"], s["test_frac"])
+             s["seed"], s["val_frac"], s["test_frac"], alternatives=s["alternatives"])
 
 
 def _train(game, config, paths, work):
@@ -123,9 +123,12 @@ def _train(game, config, paths, work):
     root = work / "train"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    train_config = {"model": {**t["model"], "game": game.name, "pieces": game.pieces},
-                    "data": {**t["data"], "path": str(paths["datagen"])},
-                    "trainer": {**t["trainer"], "default_root_dir": str(root)}}
+    data = {**t["data"], "path": str(paths["datagen"])}
+    if data.get("decisions"):
+        data["table"] = str(paths["solve"])
+    train_config = {"patience": t["patience"], "threads": t["threads"],
+                    "model": {**t["model"], "game": game.name, "pieces": game.pieces},
+                    "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
     (work / "train.yaml").write_text(yaml.safe_dump(train_config, sort_keys=False))
     run(["--config", str(work / "train.yaml")])
 

@@ -52,3 +52,13 @@ def test_bad_configs_fail_clearly(tmp_path):
         load_config(write(tmp_path, {"name": "x"}))
     with pytest.raises(PipelineError, match="no pipeline config"):
         load_config(tmp_path / "none.yaml")
+
+
+def test_shipped_pipeline_configs_load():
+    from pathlib import Path
+    folder = Path(__file__).resolve().parent.parent / "configs" / "pipeline"
+    names = sorted(p.stem for p in folder.glob("*.yaml"))
+    assert names == ["quick", "senet4", "ur7"]
+    for path in folder.glob("*.yaml"):
+        config = load_config(path)
+        assert config["game"] in ("ur", "senet") and config["report"]["players"]

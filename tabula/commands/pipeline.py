@@ -7,11 +7,12 @@ from tabula.pipeline import load_config, run_pipeline
 def add_parser(sub):
     p = sub.add_parser(
         "pipeline", help="solve -> datagen -> train -> export -> eval report, from a YAML file",
-        description="Run the whole chain for the game variant of CONFIG (configs/quick.yaml "
-                    "is the quick default). Stages whose inputs and settings are unchanged "
-                    "since their last run are skipped; a changed setting reruns that stage "
-                    "and the ones after it. Ends by printing the report's summary table.")
-    p.add_argument("config", metavar="CONFIG", help="pipeline YAML (configs/*.yaml)")
+        description="Run the whole chain for the game variant of CONFIG "
+                    "(configs/pipeline/quick.yaml is the quick default). Stages whose "
+                    "inputs and settings are unchanged since their last run are skipped; "
+                    "a changed setting reruns that stage and the ones after it. Ends by "
+                    "printing the report's summary table.")
+    p.add_argument("config", metavar="CONFIG", help="pipeline YAML (configs/pipeline/*.yaml)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=run)
 
