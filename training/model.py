@@ -27,12 +27,14 @@ class ValueNet(L.LightningModule):
             KL divergence from the table's choice distribution over a decision's
             moves, softmax(exact worth / temperature), to the net's.
         decision_temperature: in winning-chance units (0.01 = one point).
+        init_from: a checkpoint of the same architecture whose weights to start from
+            (to continue training with a new learning-rate schedule).
     """
 
     def __init__(self, game: str = "ur", pieces: int = 7, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
                  weight_decay: float = 0.0, decision_weight: float = 0.0,
-                 decision_temperature: float = 0.01):
+                 decision_temperature: float = 0.01, init_from: str | None = None):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
@@ -45,6 +47,9 @@ class ValueNet(L.LightningModule):
         for a, b in zip(widths, widths[1:]):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
         self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], 1))
+        if init_from:
+            state = torch.load(init_from, map_location="cpu", weights_only=False)["state_dict"]
+            self.load_state_dict(state)
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Logits of the mover's winning chance, shape (n,)."""
