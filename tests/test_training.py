@@ -85,3 +85,11 @@ def test_decisions_carry_the_tables_move_worths(tables):
     exact = decision_worths(table.game, counts, next_codes, infos, 0, table.values)
     live = np.arange(table.game.max_moves) < counts[:, None]
     assert np.abs(exact[live] - worths[live]).max() < 1e-6
+
+
+def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):
+    best = ur3_run / "checkpoints" / "best.ckpt"
+    loaded = ValueNet.load_from_checkpoint(best)
+    started = ValueNet("ur", 3, [32, 32], init_from=str(best))
+    codes = DataFile(ur3_data).read("test", "codes")[:500]
+    assert np.array_equal(predict(loaded, codes), predict(started, codes))
