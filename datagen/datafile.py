@@ -19,6 +19,7 @@ import h5py
 import numpy as np
 
 from games import TabulaError, get_game
+from tabula.h5files import open_checked
 
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1
@@ -58,17 +59,8 @@ class DataFile:
 
     def __init__(self, path, game: str | None = None, pieces: int | None = None):
         self.path = Path(path)
-        if not self.path.is_file():
-            raise DataError(f"no data file {self.path}")
-        try:
-            handle = h5py.File(self.path, "r")
-        except OSError as err:
-            raise DataError(f"{self.path} is not a readable HDF5 file ({err})") from None
-        with handle as f:
-            if f.attrs.get("format") != FORMAT:
-                raise DataError(f"{self.path} is not a tabula data file (tabula datagen)")
-            self.attrs = {k: (v.item() if isinstance(v, np.generic) else v)
-                          for k, v in f.attrs.items()}
+        with open_checked(self.path, FORMAT, DataError, "data file",
+                          "a tabula data file (tabula datagen)") as (f, self.attrs):
             if "data_sha256" not in self.attrs or any(s not in f for s in SPLITS):
                 raise DataError(f"{self.path} is incomplete")
             self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}

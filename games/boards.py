@@ -10,14 +10,6 @@ SIDES = {"ur": ("light", "dark"), "senet": ("white", "black")}
 PIECE_MARKS = {"ur": ("L", "D"), "senet": ("W", "B")}
 
 
-def sides_of(code: int, game_name: str, first_to_throw: bool):
-    """(first player's squares, second player's squares) and the JSON form."""
-    position = (ur if game_name == "ur" else senet).to_json(code)
-    if first_to_throw:
-        return position["me"], position["opp"], position
-    return position["opp"], position["me"], position
-
-
 def draw_ur(code: int, pieces: int, first_to_throw: bool) -> str:
     position = ur.to_json(code)
     me_key, opp_key = ("me", "opp") if first_to_throw else ("opp", "me")
@@ -47,8 +39,9 @@ def draw_ur(code: int, pieces: int, first_to_throw: bool) -> str:
 
 
 def draw_senet(code: int, pieces: int, first_to_throw: bool) -> str:
-    white, black, _ = sides_of(code, "senet", first_to_throw)
-    white, black = set(white), set(black)
+    position = senet.to_json(code)
+    me, opp = set(position["me"]), set(position["opp"])
+    white, black = (me, opp) if first_to_throw else (opp, me)
 
     def cell(square):
         if square in white:

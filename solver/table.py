@@ -18,6 +18,7 @@ from numba import njit, prange
 
 from games import PositionError, get_game
 from games.game import layer_id, layer_pair
+from tabula.h5files import open_checked, plain
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1
@@ -86,16 +87,8 @@ class Table:
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
                  in_memory: bool = False):
         self.path = Path(path)
-        if not self.path.is_file():
-            raise TableError(f"no table file {self.path}")
-        try:
-            handle = h5py.File(self.path, "r")
-        except OSError as err:
-            raise TableError(f"{self.path} is not a readable HDF5 table ({err})") from None
-        with handle as f:
-            if f.attrs.get("format") != FORMAT:
-                raise TableError(f"{self.path} is not a tabula table")
-            self.attrs = {k: _plain(v) for k, v in f.attrs.items()}
+        with open_checked(self.path, FORMAT, TableError, "table file",
+                          "a tabula table") as (f, self.attrs):
             if "sha256" not in self.attrs:
                 raise TableError(f"{self.path} is incomplete (no checksum)")
             self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
@@ -105,7 +98,7 @@ class Table:
                 raise TableError(f"{self.path} was solved with pieces={self.game.pieces}, "
                                  f"not pieces={pieces}")
             self.layers = [tuple(p) for p in json.loads(self.attrs["layers"])]
-            self.layer_attrs = {p: {k: _plain(v) for k, v in
+            self.layer_attrs = {p: {k: plain(v) for k, v in
                                     f[dataset_name(*p)].attrs.items()} for p in self.layers}
             self.offsets = np.full(64, -1, dtype=np.int64)
             if in_memory:
@@ -146,8 +139,3 @@ class Table:
     def value(self, code: int) -> float:
         return float(self.values([code])[0])
 
-
-def _plain(value):
-    if isinstance(value, np.generic):
-        return value.item()
-    return value

@@ -1,12 +1,14 @@
 """`tabula train`: LightningCLI over ValueNet and ValueData, with a run folder holding
 the CSV log, the checkpoints (best and last), the config and test_error.json."""
 import json
+import sys
 import time
+import warnings
 from pathlib import Path
 
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
-from lightning.pytorch.cli import LightningCLI
+from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import CSVLogger
 
 from datagen.datafile import DataError
@@ -22,6 +24,15 @@ any of them can be overridden on the command line (--model.hidden '[64, 64]',
 --trainer.max_epochs 5). The run folder is trainer.default_root_dir: metrics.csv,
 checkpoints/best.ckpt and last.ckpt, config.yaml and test_error.json (the error on
 the held-out test positions, in percentage points)."""
+
+
+class OneLineParser(LightningArgumentParser):
+    """Config and argument errors as one line and exit status 2, like every command."""
+
+    def error(self, message, ex=None):
+        first = message.strip().splitlines()[0] if message.strip() else "bad arguments"
+        print(f"tabula train: error: {first} (see tabula train --help)", file=sys.stderr)
+        raise SystemExit(2)
 
 
 class TrainCLI(LightningCLI):
@@ -44,9 +55,11 @@ class TrainCLI(LightningCLI):
 
 
 def run(argv) -> int:
+    # tabula hands LightningCLI its part of the command line on purpose
+    warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
     cli = TrainCLI(ValueNet, ValueData, run=False, args=argv, seed_everything_default=0,
                    trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
-                   save_config_kwargs={"overwrite": True},
+                   save_config_kwargs={"overwrite": True}, parser_class=OneLineParser,
                    parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
     model, data, trainer = cli.model, cli.datamodule, cli.trainer
     if cli.config["threads"]:

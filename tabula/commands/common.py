@@ -67,5 +67,13 @@ def open_table(args):
     return Table(args.table, game=args.game, pieces=args.pieces)
 
 
+def check_output(path, force: bool):
+    """Refuse an output path whose folder is missing, or that exists without --force."""
+    if path.exists() and not force:
+        raise UsageError(f"{path} exists; use --force to overwrite it")
+    if not path.parent.is_dir():
+        raise UsageError(f"no directory {path.parent} for --out")
+
+
 def print_json_or_text(args, answer: dict, text: str):
     print(json.dumps(answer) if args.json else text)

@@ -3,7 +3,8 @@ import json
 import sys
 from pathlib import Path
 
-from .common import UsageError, add_game_arguments, add_table_argument, open_table
+from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
+                     open_table)
 
 
 def add_parser(sub):
@@ -39,10 +40,7 @@ def add_parser(sub):
 
 def run(args):
     out = Path(args.out)
-    if out.exists() and not args.force:
-        raise UsageError(f"{out} exists; use --force to overwrite it")
-    if not out.parent.is_dir():
-        raise UsageError(f"no directory {out.parent} for --out")
+    check_output(out, args.force)
     if args.games < 0 or args.uniform < 0 or args.games + args.uniform == 0:
         raise UsageError("--games and --uniform must be >= 0, and not both 0")
     if not 0 <= args.explore <= 1:

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from .common import UsageError
+from .common import UsageError, check_output
 
 
 def add_parser(sub):
@@ -25,8 +25,7 @@ def run(args):
     out = Path(args.out)
     if out.suffix != ".onnx":
         raise UsageError("--out must end in .onnx")
-    if not out.parent.is_dir():
-        raise UsageError(f"no directory {out.parent} for --out")
+    check_output(out, force=True)   # an export replaces its earlier files
     from export.onnx_export import export
     results = export(args.checkpoint, out, int8=args.int8)
     if args.json:

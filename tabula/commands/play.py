@@ -1,4 +1,6 @@
 """tabula play: play in the terminal against the computer or a friend."""
+import numpy as np
+
 from .common import UsageError, add_game_arguments, game_from_args, open_table
 
 
@@ -62,7 +64,6 @@ def run(args):
             return move_worths(next_codes, infos, live, model.predict)[0, :len(moves)]
         return None
 
-    import numpy as np
     humans = {0, 1} if args.hotseat else {sides.index(side)}
     play_game(game, humans, computer, hint, args.seed, Console())
     return 0

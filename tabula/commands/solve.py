@@ -3,7 +3,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import UsageError, add_game_arguments, game_from_args
+from .common import UsageError, add_game_arguments, check_output, game_from_args
 
 
 def add_parser(sub):
@@ -32,10 +32,7 @@ def run(args):
     from solver.layered import SolveError, solve
     game = game_from_args(args)
     out = Path(args.out)
-    if out.exists() and not args.force:
-        raise UsageError(f"{out} exists; use --force to overwrite it")
-    if not out.parent.is_dir():
-        raise UsageError(f"no directory {out.parent} for --out")
+    check_output(out, args.force)
     if not 0 < args.tol < 1:
         raise UsageError("--tol must lie between 0 and 1")
     if args.threads is not None:
