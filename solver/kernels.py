@@ -78,44 +78,12 @@ def sweep_order(is_rep, partner, key, codes):
 
 
 @njit(cache=True)
-def slots(reps, partners, n_u):
+def fill_slots(reps, partners, slot_of):
     """slot_of[unit index] = place in the sweep-ordered array U. A position that is
     its own mirror has two slots that the pair update keeps equal; it maps to the second."""
-    slot_of = np.empty(n_u, dtype=np.int32)
     for k in range(len(reps)):
         slot_of[reps[k]] = 2 * k
         slot_of[partners[k]] = 2 * k + 1
-    return slot_of
-
-
-@njit(parallel=True, cache=True)
-def count_entries(moves, mirror, throws, max_moves, rep_codes):
-    n_t = len(throws)
-    counts = np.zeros((len(rep_codes), 2 * n_t), dtype=np.uint8)
-    n_chunks = (len(rep_codes) + CHUNK - 1) // CHUNK
-    for c in prange(n_chunks):
-        out_codes = np.empty(max_moves, dtype=np.int64)
-        out_info = np.empty(max_moves, dtype=np.int64)
-        for k in range(c * CHUNK, min((c + 1) * CHUNK, len(rep_codes))):
-            code = rep_codes[k]
-            for side in range(2):
-                for t in range(n_t):
-                    counts[k, side * n_t + t] = moves(code, throws[t], out_codes, out_info)
-                code = mirror(code)
-    return counts
-
-
-@njit(cache=True)
-def chunk_starts(counts):
-    n_chunks = (counts.shape[0] + CHUNK - 1) // CHUNK
-    starts = np.zeros(n_chunks + 1, dtype=np.int64)
-    for c in range(n_chunks):
-        total = 0
-        for k in range(c * CHUNK, min((c + 1) * CHUNK, counts.shape[0])):
-            for j in range(counts.shape[1]):
-                total += counts[k, j]
-        starts[c + 1] = starts[c] + total
-    return starts
 
 
 @njit(cache=True)
@@ -134,26 +102,40 @@ def encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset, next_code, inf
 
 
 @njit(parallel=True, cache=True)
-def fill_entries(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l,
-                 rep_codes, starts, slot_of, lower_offset, c0, c1):
-    """The entries of chunks c0 .. c1 - 1 (entry starts[c0] comes first)."""
+def fill_chunks(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l, rep_codes,
+                slot_of, lower_offset, c0, c1, counts):
+    """Generate the moves of chunks c0 .. c1 - 1 in one pass: their counts go to
+    `counts`, their entries, chunk after chunk, to the array returned with the
+    number of entries of each chunk. (Each chunk first writes into its own
+    worst-case slice of a scratch array, then the slices are packed.)"""
     n_t = len(throws)
-    entries = np.empty(starts[c1] - starts[c0], dtype=np.int32)
+    room = CHUNK * 2 * n_t * max_moves
+    scratch = np.empty((c1 - c0) * room, dtype=np.int32)
+    sizes = np.zeros(c1 - c0, dtype=np.int64)
     for c in prange(c0, c1):
         out_codes = np.empty(max_moves, dtype=np.int64)
         out_info = np.empty(max_moves, dtype=np.int64)
-        pos = starts[c] - starts[c0]
+        base = (c - c0) * room
+        pos = base
         for k in range(c * CHUNK, min((c + 1) * CHUNK, len(rep_codes))):
             code = rep_codes[k]
             for side in range(2):
                 for t in range(n_t):
                     n = moves(code, throws[t], out_codes, out_info)
+                    counts[k, side * n_t + t] = n
                     for i in range(n):
-                        entries[pos] = encode_move(layer_of, rank, L, M, n_l, slot_of,
+                        scratch[pos] = encode_move(layer_of, rank, L, M, n_l, slot_of,
                                                    lower_offset, out_codes[i], out_info[i])
                         pos += 1
                 code = mirror(code)
-    return entries
+        sizes[c - c0] = pos - base
+    offsets = np.zeros(c1 - c0 + 1, dtype=np.int64)
+    for c in range(c1 - c0):
+        offsets[c + 1] = offsets[c] + sizes[c]
+    entries = np.empty(offsets[-1], dtype=np.int32)
+    for c in prange(c1 - c0):
+        entries[offsets[c]:offsets[c + 1]] = scratch[c * room:c * room + sizes[c]]
+    return entries, sizes
 
 
 @njit(cache=True)

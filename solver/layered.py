@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 from games.game import layer_id, layer_pair
-from solver import kernels
+from solver import hugepages, kernels
 from solver.table import write_table
 from tabula.provenance import code_version, machine, now, peak_memory_bytes
 
@@ -36,7 +36,8 @@ MAX_SWEEPS = 100_000
 POLICY_SWEEPS = 8  # cheap sweeps over the recorded best moves after each full sweep
 TABLE_BUDGET = 6 * 2**30  # bytes of tabled moves a unit may hold in memory
 SPILL_BLOCK_BYTES = 256 * 2**20  # block size of moves tabled in a file
-ALIGN = 4096  # direct I/O alignment of the spilled blocks and buffers
+SCRATCH_BYTES = 128 * 2**20  # worst-case room for the moves of one group of chunks
+ALIGN = 4096  # direct I/O alignment of reads and buffers
 
 
 class SolveError(RuntimeError):
@@ -106,42 +107,66 @@ def unit_order(game, max_total=None):
 
 
 class MoveTable:
-    """A unit's tabled moves: in memory when the entries fit in `budget` bytes,
-    otherwise written to `spill` in blocks of whole chunks and read back block by
-    block in every full sweep (a sequential read is far cheaper than generating
-    and locating every move again). Blocks are padded to 4 KiB in the file and
-    read with direct I/O where the file system allows it (through the page cache
-    the reads were several times slower under the solver's memory pressure), the
-    next block while the current one is swept."""
+    """A unit's tabled moves, generated in one pass, a group of chunks at a time:
+    in memory while they fit in `budget` bytes; once they do not, everything is
+    written to the file `spill` (each group generated while the previous one is
+    written) and read back block by block in every full sweep (a sequential read
+    is far cheaper than generating and locating every move again). The blocks
+    are read with direct I/O where the file system allows it (through the page
+    cache the reads were several times slower under the solver's memory
+    pressure), the next block while the current one is swept."""
 
     def __init__(self, game, L, M, n_l, rep_codes, slot_of, lower_offset, budget, spill):
-        self.counts = kernels.count_entries(game.moves, game.mirror, game.throws,
-                                            game.max_moves, rep_codes)
-        self.starts = kernels.chunk_starts(self.counts)
-        n_chunks = len(self.starts) - 1
-        self.size = int(self.starts[-1])
-
-        def fill(c0, c1):
-            return kernels.fill_entries(game.moves, game.mirror, game.layer_of, game.rank,
-                                        game.throws, game.max_moves, layer_id(*L),
-                                        layer_id(*M), n_l, rep_codes, self.starts, slot_of,
-                                        lower_offset, c0, c1)
-
+        n_chunks = -(-len(rep_codes) // kernels.CHUNK)
+        self.counts = np.empty((len(rep_codes), 2 * len(game.throws)), dtype=np.uint8)
+        self.starts = np.zeros(n_chunks + 1, dtype=np.int64)
         self.spill = None
-        if 4 * self.size <= budget:
+        memory = hugepages.empty(budget // 4, np.int32)  # pages are taken only when written
+        groups = self._generate(game, L, M, n_l, rep_codes, slot_of, lower_offset)
+        for c0, c1, entries in groups:
+            if self.starts[c1] > len(memory):
+                self._write(Path(spill), [memory[:self.starts[c0]], entries], groups)
+                break
+            memory[self.starts[c0]:self.starts[c1]] = entries
+        self.size = int(self.starts[-1])
+        if self.spill is None:
             self.blocks = [(0, n_chunks)]
-            self.entries = fill(0, n_chunks)
+            self.entries = memory[:self.size]
             return
+        del memory
         self.blocks = self._blocks(min(budget, SPILL_BLOCK_BYTES) // 4)
-        self.spill = Path(spill)
-        self.offsets = []
-        with open(self.spill, "wb") as handle:
-            for c0, c1 in self.blocks:
-                self.offsets.append(handle.tell())
-                data = fill(c0, c1).tobytes()
-                handle.write(data + bytes(-len(data) % ALIGN))
         largest = max(self.starts[c1] - self.starts[c0] for c0, c1 in self.blocks)
-        self.buffers = [_aligned_buffer(4 * largest + ALIGN) for _ in range(2)]
+        self.buffers = [_aligned_buffer(4 * largest + 2 * ALIGN) for _ in range(2)]
+
+    def _generate(self, game, L, M, n_l, rep_codes, slot_of, lower_offset):
+        """(c0, c1, entries of chunks c0 .. c1 - 1) for successive groups of chunks;
+        fills self.counts and self.starts as it goes."""
+        room = 4 * kernels.CHUNK * 2 * len(game.throws) * game.max_moves
+        group = max(1, SCRATCH_BYTES // room)
+        n_chunks = len(self.starts) - 1
+        for c0 in range(0, n_chunks, group):
+            c1 = min(c0 + group, n_chunks)
+            entries, sizes = kernels.fill_chunks(
+                game.moves, game.mirror, game.layer_of, game.rank, game.throws,
+                game.max_moves, layer_id(*L), layer_id(*M), n_l, rep_codes, slot_of,
+                lower_offset, c0, c1, self.counts)
+            self.starts[c0 + 1:c1 + 1] = self.starts[c0] + np.cumsum(sizes)
+            yield c0, c1, entries
+
+    def _write(self, path, first, groups):
+        """Write the arrays `first`, then the entries of the remaining groups, to
+        `path`; a group is generated while the one before it is written."""
+        self.spill = path
+        with open(path, "wb") as handle, ThreadPoolExecutor(max_workers=1) as writer:
+            for array in first:
+                handle.write(array)
+            pending = None
+            for _, _, entries in groups:
+                if pending is not None:
+                    pending.result()
+                pending = writer.submit(handle.write, entries)
+            if pending is not None:
+                pending.result()
 
     def _blocks(self, max_entries):
         """Runs of whole chunks of at most max_entries entries (or one chunk)."""
@@ -156,14 +181,16 @@ class MoveTable:
         return blocks
 
     def _read(self, fd, i):
-        """Block i's entries, read into buffer i % 2."""
+        """Block i's entries, read into buffer i % 2 (from the 4 KiB boundary
+        before them, as direct I/O needs)."""
         c0, c1 = self.blocks[i]
-        n = int(self.starts[c1] - self.starts[c0])
+        first, end = 4 * int(self.starts[c0]), 4 * int(self.starts[c1])
+        skip = first % ALIGN
+        length = skip + end - first
         buffer = self.buffers[i % 2]
-        view = buffer[:4 * n + (-4 * n) % ALIGN]
-        if os.preadv(fd, [view], self.offsets[i]) < 4 * n:
+        if os.preadv(fd, [buffer[:length + (-length) % ALIGN]], first - skip) < length:
             raise SolveError(f"{self.spill} is shorter than the moves written to it")
-        return buffer[:4 * n].view(np.int32)
+        return buffer[skip:length].view(np.int32)
 
     def sweep(self, U, lower, probs, update, policy, record) -> float:
         """kernels.sweep over every block; the largest change (or residual)."""
@@ -222,18 +249,23 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
                                                      game.progress, lid, mid, n_l)
     reps, partners, rep_codes = kernels.sweep_order(is_rep, partner, key, codes)
     del is_rep, partner, key, codes
-    slot_of = kernels.slots(reps, partners, n_u)
+    slot_of = hugepages.empty(n_u, np.int32)
+    kernels.fill_slots(reps, partners, slot_of)
     del reps, partners
     n_pairs = len(rep_codes)
     with tempfile.TemporaryDirectory(dir=spill_dir) as folder:
         move_table = MoveTable(game, L, M, n_l, rep_codes, slot_of, lower_offset,
                                table_budget, Path(folder) / "moves.int32")
         del rep_codes
+        # the sweeps do not need slot_of: on disk meanwhile, it leaves room for them
+        np.save(Path(folder) / "slots.npy", slot_of)
+        del slot_of
         build_seconds = time.time() - t0
         try:
             result = _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress)
         finally:
             move_table.close()
+        slot_of = np.load(Path(folder) / "slots.npy")
     U, sweeps, policy_sweeps, change, residual = result
     exact = {}
     for code in watch:
@@ -255,8 +287,8 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress):
     moves, until a full sweep changes nothing by more than `tol`; then the
     residual of the float32 values. Returns (U, sweeps, policy sweeps, last
     change, residual)."""
-    U = np.full(2 * n_pairs, 0.5)
-    policy = np.empty((n_pairs, 2 * len(game.throws)), dtype=np.int32)
+    U = hugepages.full(2 * n_pairs, 0.5, np.float64)
+    policy = hugepages.empty((n_pairs, 2 * len(game.throws)), np.int32)
     name = f"layer {L}" + (f"+{M}" if M != L else "")
     sweeps, policy_sweeps = 0, 0
     while True:
@@ -321,7 +353,7 @@ def _write_atomic(path: Path, data: bytes):
     os.replace(tmp, path)
 
 
-def _lower_values(game, L, M, finished):
+def _lower_values(game, L, M, checkpoint):
     """The finished layers a unit's bearing-off moves reach, as one flat array."""
     lower_offset = np.full(64, -1, dtype=np.int64)
     parts, start = [], 0
@@ -329,17 +361,19 @@ def _lower_values(game, L, M, finished):
         for target in ((a - 1, b), (b, a - 1)):
             if min(target) > 0 and lower_offset[layer_id(*target)] < 0:
                 lower_offset[layer_id(*target)] = start
-                parts.append(finished[target])
-                start += len(finished[target])
-    flat = np.concatenate(parts) if parts else np.zeros(1, dtype=np.float32)
+                parts.append(checkpoint.load(target))
+                start += len(parts[-1])
+    flat = hugepages.empty(max(start, 1), np.float32)
+    if parts:
+        np.concatenate(parts, out=flat)
     return flat, lower_offset
 
 
 def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False,
           table_budget=TABLE_BUDGET) -> dict:
     """Solve `game` into the table file `out`; returns a summary dict.
-    table_budget: bytes of tabled moves a unit may use before its moves are
-    generated again in every full sweep instead."""
+    table_budget: bytes of tabled moves a unit may hold in memory before they
+    go to a file beside the output."""
     out = Path(out)
     if threads:
         numba.set_num_threads(threads)
@@ -350,24 +384,18 @@ def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False,
     checkpoint = Checkpoint(out, meta)
     progress = Progress(sum(game.layer_size(*p) for p in layers), quiet=quiet)
     t0 = time.time()
-    finished = {}  # float32 values of the layers the next units may need
     for L, M in units:
         unit = list(dict.fromkeys((L, M)))
-        level = L[0] + L[1]
-        for old in [p for p in finished if p[0] + p[1] < level - 1]:
-            del finished[old]
         name = f"layer {L}" + (f"+{M}" if M != L else "")
         positions = sum(game.layer_size(*p) for p in unit)
         if all(checkpoint.has(p) for p in unit):
-            for p in unit:
-                finished[p] = checkpoint.load(p)
             progress.unit_done(name, positions, None)
             continue
-        lower, lower_offset = _lower_values(game, L, M, finished)
+        lower, lower_offset = _lower_values(game, L, M, checkpoint)
         result = solve_unit(game, L, M, lower, lower_offset, tol, progress, [game.start],
                             table_budget, checkpoint.dir)
+        del lower
         for p in unit:
-            finished[p] = result.values[p]
             extra = ({"start_value": result.exact[game.start]}
                      if game.layer_of(game.start) == layer_id(*p) else {})
             checkpoint.save(p, result.values[p], {**extra,
@@ -377,6 +405,7 @@ def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False,
                 "build_seconds": result.build_seconds, "entries": result.entries,
                 "positions": game.layer_size(*p)})
         progress.unit_done(name, positions, result)
+        del result  # the next unit reads what it needs from the checkpoint
     seconds = time.time() - t0
     stats = {p: checkpoint.stats(p) for p in layers}
     per_unit = [stats[L] for L, _ in units]  # a unit's figures are stored with both layers

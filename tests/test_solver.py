@@ -159,22 +159,38 @@ def test_resume_with_other_settings_is_refused(tmp_path):
         solve(get_game("ur", 1), out, quiet=True)
 
 
-@pytest.mark.parametrize("name,pieces,max_total", [("ur", 2, None), ("senet", 2, 3)])
+@pytest.mark.parametrize("name,pieces,max_total,budget", [("ur", 2, None, 0),
+                                                           ("senet", 2, 3, 0),
+                                                           ("ur", 2, None, 200_000)])
 def test_moves_spilled_to_a_file_give_the_same_table(tables, tmp_path, monkeypatch, name,
-                                                     pieces, max_total):
-    """Units whose moves do not fit in memory read them back from a file in blocks."""
+                                                     pieces, max_total, budget):
+    """Units whose moves do not fit in memory read them back from a file in blocks;
+    with a budget between, a unit starts in memory and moves to the file midway."""
     monkeypatch.setattr(layered, "SPILL_BLOCK_BYTES", 4096)  # several blocks even here
+    monkeypatch.setattr(layered, "SCRATCH_BYTES", 1)  # moves generated a chunk at a time
     spilled = []
     real_close = layered.MoveTable.close
 
     def close(self):
-        spilled.append((self.spill is not None and self.spill.exists(), len(self.blocks)))
+        spilled.append((self.spill is not None and self.spill.exists(), len(self.blocks),
+                        self.size))
         real_close(self)
 
+    heads = []  # entries already in memory when a unit moved to the file
+    real_write = layered.MoveTable._write
+
+    def write(self, path, first, groups):
+        heads.append(len(first[0]))
+        real_write(self, path, first, groups)
+
     monkeypatch.setattr(layered.MoveTable, "close", close)
+    monkeypatch.setattr(layered.MoveTable, "_write", write)
     out = tmp_path / "spilled.h5"
-    solve(get_game(name, pieces), out, max_total=max_total, quiet=True, table_budget=0)
-    assert all(on_disk for on_disk, _ in spilled) and max(n for _, n in spilled) > 1
+    solve(get_game(name, pieces), out, max_total=max_total, quiet=True, table_budget=budget)
+    assert max(n for _, n, _ in spilled) > 1
+    for on_disk, _, size in spilled:
+        assert on_disk == (4 * size > budget)
+    assert (max(heads) > 0) == (budget > 0)
     assert not any((tmp_path / "spilled.h5.partial").glob("*/moves.int32"))
     for layer in tables[(name, pieces)].layers:
         difference = Table(out).layer(*layer) - tables[(name, pieces)].layer(*layer)
@@ -212,3 +228,13 @@ def test_solve_command_summary_and_refusals(tmp_path, capsys):
     (move,) = json.loads(capsys.readouterr().out)["moves"]  # 12 -> 14: a rosette, again
     expected = Table(out).value(get_game("ur", 1).position_from_json(move["position"]))
     assert move["again"] and move["value"] == pytest.approx(expected)
+
+
+def test_huge_page_arrays_are_ordinary_writable_arrays():
+    from solver import hugepages
+    for shape in [(3,), (2**20, 3)]:  # below and above the 2 MiB where huge pages start
+        array = hugepages.full(shape, 0.5, np.float64)
+        assert array.shape == shape and array.dtype == np.float64 and (array == 0.5).all()
+        assert array.flags.c_contiguous and array.flags.writeable
+        array.flat[-1] = 2.0
+        assert array.sum() == 0.5 * (array.size - 1) + 2.0
