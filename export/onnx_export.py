@@ -23,9 +23,11 @@ from games.sampling import uniform_positions
 from tabula.provenance import code_version, now
 
 from .model_file import OnnxValueModel
+from .quantize import mean_inputs, quantize_weights
 
 PARITY_POSITIONS = 20_000
 PARITY_BOUND = 1e-6
+CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 INPUT_NAME, OUTPUT_NAME = "codes", "win_probability"
 
 
@@ -109,16 +111,11 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     fp32 = _finish(out, common, codes, reference, "fp32")
     results = {"fp32": fp32}
     if int8:
-        from onnxruntime.quantization import QuantType, quantize_dynamic
-        from onnxruntime.quantization.shape_inference import quant_pre_process
         int8_path = out.with_name(out.stem + ".int8.onnx")
-        pre = out.with_name(out.stem + ".pre.onnx")
-        try:
-            quant_pre_process(str(out), str(pre))
-            quantize_dynamic(str(pre), str(int8_path), weight_type=QuantType.QInt8,
-                             per_channel=True)
-        finally:
-            pre.unlink(missing_ok=True)
+        calibration = uniform_positions(game, CALIBRATION_POSITIONS, seed=54321)
+        quantization = quantize_weights(out, int8_path, mean_inputs(net, calibration))
+        common = {**common, "quantization": {**quantization,
+                                             "calibration_positions": len(calibration)}}
         results["int8"] = _finish(int8_path, common, codes, reference, "int8",
                                   fp32_path=out)
     return results

@@ -44,7 +44,24 @@ def test_int8_written_with_its_difference_reported(exported):
     parity = manifest["parity"]
     assert 0 < parity["mean_abs_diff"] <= parity["max_abs_diff"] < 0.05
     codes = uniform_positions(OnnxValueModel(int8).game, 100, seed=4)
-    assert OnnxValueModel(int8).predict(codes).shape == (100,)
+    batched = OnnxValueModel(int8).predict(codes)
+    one_by_one = [OnnxValueModel(int8).predict(codes[i:i + 1])[0] for i in range(10)]
+    assert np.abs(batched[:10] - one_by_one).max() < 1e-6  # no batch-wide ranges
+    assert manifest["quantization"]["float32"] == ["net.mlp.0.weight"]
+
+
+def test_int8_weights_round_the_fp32_weights(exported):
+    from onnx import numpy_helper
+    fp32 = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(exported)).graph.initializer}
+    int8 = {i.name: numpy_helper.to_array(i)
+            for i in onnx.load(str(exported.with_name("ur3.int8.onnx"))).graph.initializer}
+    names = [n[:-len(".int8")] for n in int8 if n.endswith(".int8")]
+    assert sorted(names) == ["net.mlp.2.weight", "net.mlp.4.weight"]
+    for name in names:
+        values, scale = int8[f"{name}.int8"], int8[f"{name}.scale"][:, None]
+        assert values.dtype == np.int8 and name not in int8
+        assert (np.abs(values).max(axis=1) == 127).all()  # each unit uses its full range
+        assert np.abs(values * scale - fp32[name]).max() <= scale.max() / 2 + 1e-7
 
 
 def test_manifest_sha256_values_match_the_files(exported, ur3_run, ur3_data):

@@ -16,7 +16,8 @@ def add_parser(sub):
     p.add_argument("checkpoint", metavar="CHECKPOINT", help="a checkpoint of tabula train")
     p.add_argument("--out", required=True, metavar="MODEL.onnx", help="fp32 model to write")
     p.add_argument("--int8", action="store_true",
-                   help="also write MODEL.int8.onnx, dynamically quantized")
+                   help="also write MODEL.int8.onnx: int8 weights (one scale per unit; the "
+                        "first layer stays float32), float32 arithmetic")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
 
