@@ -20,7 +20,7 @@ DEFAULTS = {
     "solve": {"tol": 1e-9},
     "datagen": {"games": 10000, "explore": 0.3, "uniform": 100000, "seed": 0,
                 "val_frac": 0.05, "test_frac": 0.05, "alternatives": False},
-    "train": {"model": {}, "data": {}, "trainer": {}, "patience": 5, "threads": 0},
+    "train": {"model": {}, "data": {}, "trainer": {}, "patience": 5, "threads": 0, "seed": 0},
     "export": {"int8": True},
     "report": {"games": 1000, "seed": 0,
                "players": ["random", "heuristic", "expectimax:1", "net", "net+search",
@@ -126,7 +126,8 @@ def _train(game, config, paths, work):
     data = {**t["data"], "path": str(paths["datagen"])}
     if data.get("decisions"):
         data["table"] = str(paths["solve"])
-    train_config = {"patience": t["patience"], "threads": t["threads"],
+    train_config = {"seed_everything": t["seed"], "patience": t["patience"],
+                    "threads": t["threads"],
                     "model": {**t["model"], "game": game.name, "pieces": game.pieces},
                     "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
     (work / "train.yaml").write_text(yaml.safe_dump(train_config, sort_keys=False))
