@@ -28,6 +28,7 @@ from .quantize import mean_inputs, quantize_weights
 PARITY_POSITIONS = 20_000
 PARITY_BOUND = 1e-6
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
+CALIBRATION_SEED = 54321
 INPUT_NAME, OUTPUT_NAME = "codes", "win_probability"
 
 
@@ -112,7 +113,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     results = {"fp32": fp32}
     if int8:
         int8_path = out.with_name(out.stem + ".int8.onnx")
-        calibration = uniform_positions(game, CALIBRATION_POSITIONS, seed=54321)
+        calibration = uniform_positions(game, CALIBRATION_POSITIONS, seed=CALIBRATION_SEED)
         quantization = quantize_weights(out, int8_path, mean_inputs(net, calibration))
         common = {**common, "quantization": {**quantization,
                                              "calibration_positions": len(calibration)}}

@@ -64,6 +64,26 @@ def test_int8_weights_round_the_fp32_weights(exported):
         assert np.abs(values * scale - fp32[name]).max() <= scale.max() / 2 + 1e-7
 
 
+def test_int8_biases_absorb_the_mean_rounding_shift(exported):
+    from onnx import numpy_helper
+
+    from export.onnx_export import CALIBRATION_POSITIONS, CALIBRATION_SEED, load_checkpoint
+    from export.quantize import mean_inputs
+    fp32 = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(exported)).graph.initializer}
+    int8 = {i.name: numpy_helper.to_array(i)
+            for i in onnx.load(str(exported.with_name("ur3.int8.onnx"))).graph.initializer}
+    manifest = json.loads(exported.with_suffix(".json").read_text())
+    net, _ = load_checkpoint(manifest["checkpoint"])
+    means = mean_inputs(net, uniform_positions(net.game, CALIBRATION_POSITIONS,
+                                               seed=CALIBRATION_SEED))
+    assert fp32["net.mlp.0.bias"].tolist() == int8["net.mlp.0.bias"].tolist()  # float32 layer
+    for layer in ("net.mlp.2", "net.mlp.4"):
+        rounded = int8[f"{layer}.weight.int8"] * int8[f"{layer}.weight.scale"][:, None]
+        shift = (fp32[f"{layer}.weight"] - rounded) @ means[f"{layer}.weight"]
+        assert np.abs(int8[f"{layer}.bias"] - fp32[f"{layer}.bias"] - shift).max() < 1e-6
+        assert np.abs(shift).max() > 0
+
+
 def test_manifest_sha256_values_match_the_files(exported, ur3_run, ur3_data):
     from datagen.datafile import DataFile
     for path in (exported, exported.with_name("ur3.int8.onnx")):
