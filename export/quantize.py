@@ -37,14 +37,15 @@ def mean_inputs(net, codes) -> dict:
     return means
 
 
-def quantize_weights(src, dst, input_means: dict, keep_first=True) -> dict:
-    """Write `dst`: the model `src` with int8 weights; returns what was quantized."""
+def quantize_weights(src, dst, input_means: dict) -> dict:
+    """Write `dst`: the model `src` with int8 weights after the first layer; returns
+    what was quantized."""
     model = onnx.load(str(src))
     stored = {i.name: i for i in model.graph.initializer}
     gemms = [n for n in model.graph.node if n.op_type == "Gemm" and n.input[1] in stored]
     if not gemms:
         raise ValueError(f"{src} has no Gemm with a stored weight to quantize")
-    targets = gemms[1:] if keep_first else gemms
+    first, targets = gemms[0], gemms[1:]
     dequantize = {}  # weight name -> the node that rebuilds it from int8
     for gemm in targets:
         transposed = any(a.name == "transB" and a.i for a in gemm.attribute)
@@ -55,7 +56,7 @@ def quantize_weights(src, dst, input_means: dict, keep_first=True) -> dict:
             error = rounding_error if transposed else rounding_error.T
             shift = error @ input_means[gemm.input[1]]
             corrected = numpy_helper.to_array(bias) + shift.astype(np.float32)
-            bias.CopyFrom(numpy_helper.from_array(corrected.astype(np.float32), bias.name))
+            bias.CopyFrom(numpy_helper.from_array(corrected, bias.name))
     nodes = []
     for node in model.graph.node:
         if node.op_type == "Gemm" and node.input[1] in dequantize:
@@ -64,11 +65,9 @@ def quantize_weights(src, dst, input_means: dict, keep_first=True) -> dict:
     del model.graph.node[:]
     model.graph.node.extend(nodes)
     onnx.save(model, str(dst))
-    quantized = [g.input[1] for g in targets]
     return {"scheme": "int8 weights, one scale per output unit, bias correction, "
                       "float32 arithmetic",
-            "quantized": quantized,
-            "float32": [g.input[1] for g in gemms if g.input[1] not in quantized]}
+            "quantized": [g.input[1] for g in targets], "float32": [first.input[1]]}
 
 
 def _quantize(model, initializer, transposed):
@@ -79,8 +78,8 @@ def _quantize(model, initializer, transposed):
     axis = 0 if transposed else 1  # the output units' axis of the Gemm weight
     scale = np.abs(weight).max(axis=1 - axis) / LEVELS
     scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
-    shape = (-1, 1) if axis == 0 else (1, -1)
-    values = np.clip(np.round(weight / scale.reshape(shape)), -LEVELS, LEVELS).astype(np.int8)
+    step = scale.reshape((-1, 1) if axis == 0 else (1, -1)).astype(np.float64)
+    values = np.clip(np.round(weight / step), -LEVELS, LEVELS).astype(np.int8)
     model.graph.initializer.remove(initializer)
     model.graph.initializer.extend([
         numpy_helper.from_array(values, f"{name}.int8"),
@@ -88,4 +87,4 @@ def _quantize(model, initializer, transposed):
         numpy_helper.from_array(np.zeros(len(scale), dtype=np.int8), f"{name}.zero")])
     node = helper.make_node("DequantizeLinear", [f"{name}.int8", f"{name}.scale",
                                                  f"{name}.zero"], [name], axis=axis)
-    return node, weight - values * scale.reshape(shape).astype(np.float64)
+    return node, weight - values * step
