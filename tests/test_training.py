@@ -1,8 +1,10 @@
 """Training: a short run learns, reports its error on unseen positions, reloads."""
 import json
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import torch
 
 from datagen.datafile import DataFile
 from eval.search import decision_worths
@@ -67,7 +69,7 @@ def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, cap
             "--trainer.enable_model_summary", "false", "--trainer.log_every_n_steps", "1"]
     root = tmp_path / "run"
     assert main(base + ["--data.table", str(table), "--data.decisions", "256",
-                        "--model.decision_weight", "1.0",
+                        "--model.decision_weight", "1.0", "--model.bf16_epochs", "1",
                         "--trainer.default_root_dir", str(root)]) == 0
     header = (root / "metrics.csv").read_text().splitlines()[0]
     assert "train_decision_loss" in header
@@ -93,3 +95,23 @@ def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):
     started = ValueNet("ur", 3, [32, 32], init_from=str(best))
     codes = DataFile(ur3_data).read("test", "codes")[:500]
     assert np.array_equal(predict(loaded, codes), predict(started, codes))
+
+
+def test_bf16_epochs_run_hidden_layers_in_bfloat16_only_while_training(ur3_data):
+    model = ValueNet("ur", 3, [64, 64], bf16_epochs=1)
+    codes = torch.from_numpy(DataFile(ur3_data).read("test", "codes")[:1000])
+    exact = model(codes)
+    model.trainer = SimpleNamespace(current_epoch=0)
+    model.on_train_epoch_start()
+    fast = model(codes)
+    assert fast.shape == exact.shape and fast.dtype == torch.float32
+    assert 0 < (fast - exact).abs().max() < 0.05
+    fast.sum().backward()
+    assert model.mlp[0].weight.grad.dtype == torch.float32
+    assert model.mlp[0].weight.grad.abs().sum() > 0
+    model.eval()
+    assert torch.equal(model(codes), exact)
+    model.train()
+    model.trainer.current_epoch = 1
+    model.on_train_epoch_start()
+    assert torch.equal(model(codes), exact)

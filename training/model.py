@@ -9,6 +9,9 @@ from games.game import AGAIN, OVER
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
 LOSSES = ("bce", "mse")
+# oneDNN builds a bfloat16 kernel for each batch shape it meets; padding batches to a
+# multiple of this keeps the shapes few (decision batches vary in size every step)
+BF16_ROWS = 512
 
 
 class ValueNet(L.LightningModule):
@@ -29,12 +32,18 @@ class ValueNet(L.LightningModule):
         decision_temperature: in winning-chance units (0.01 = one point).
         init_from: a checkpoint of the same architecture whose weights to start from
             (to continue training with a new learning-rate schedule).
+        bf16_epochs: training epochs, from the first, whose hidden layers run in
+            bfloat16 (autocast; the weights, the output layer and the loss stay
+            float32). About 1.6 times faster steps on a CPU with AMX or AVX512-BF16;
+            the float32 epochs after them let the weights settle at full precision.
+            Evaluation, export and play always run in float32.
     """
 
     def __init__(self, game: str = "ur", pieces: int = 7, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
                  weight_decay: float = 0.0, decision_weight: float = 0.0,
-                 decision_temperature: float = 0.01, init_from: str | None = None):
+                 decision_temperature: float = 0.01, init_from: str | None = None,
+                 bf16_epochs: int = 0):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
@@ -47,13 +56,24 @@ class ValueNet(L.LightningModule):
         for a, b in zip(widths, widths[1:]):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
         self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], 1))
+        self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
             state = torch.load(init_from, map_location="cpu", weights_only=False)["state_dict"]
             self.load_state_dict(state)
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Logits of the mover's winning chance, shape (n,)."""
-        return self.mlp(self.game.features(codes)).squeeze(1)
+        x = self.game.features(codes)
+        if not (self.training and self.bf16):
+            return self.mlp(x).squeeze(1)
+        n = len(x)
+        x = nn.functional.pad(x, (0, 0, 0, -n % BF16_ROWS))
+        with torch.autocast("cpu", dtype=torch.bfloat16):
+            hidden = self.mlp[:-1](x)
+        return self.mlp[-1](hidden.float())[:n].squeeze(1)
+
+    def on_train_epoch_start(self):
+        self.bf16 = self.current_epoch < self.hparams.bf16_epochs
 
     def predict(self, codes: torch.Tensor) -> torch.Tensor:
         return torch.sigmoid(self(codes))
