@@ -52,6 +52,16 @@ def test_unknown_config_key_fails_clearly(ur3_data, tmp_path, capsys):
     assert "widths" in capsys.readouterr().err
 
 
+def test_bad_value_fails_with_its_reason_on_one_line(ur3_data, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--data.path", str(ur3_data),
+              "--model.bf16_epochs", "abc"])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "model.bf16_epochs" in err and "Got value: abc" in err
+
+
 def test_data_of_another_game_fails_clearly(ur3_data, tmp_path, capsys):
     config = tmp_path / "other.yaml"
     config.write_text(f"model: {{game: senet, pieces: 2}}\ndata: {{path: {ur3_data}}}\n"

@@ -30,8 +30,9 @@ class OneLineParser(LightningArgumentParser):
     """Config and argument errors as one line and exit status 2, like every command."""
 
     def error(self, message, ex=None):
-        first = message.strip().splitlines()[0] if message.strip() else "bad arguments"
-        print(f"tabula train: error: {first} (see tabula train --help)", file=sys.stderr)
+        # jsonargparse puts the reason on the lines after 'Parser key "...":'
+        line = " ".join(message.split()) or "bad arguments"
+        print(f"tabula train: error: {line} (see tabula train --help)", file=sys.stderr)
         raise SystemExit(2)
 
 
