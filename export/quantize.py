@@ -6,10 +6,10 @@ layer's mean input over sample positions (bias correction).
 
 Why not onnxruntime's dynamic quantization: it quantizes the activations with a
 range taken over the whole batch, so a position's value depended on the other
-positions evaluated with it, and on the Ur net it gave away 0.190 points a game
-more than fp32. Int8 weights alone (first layer float32): +0.094; with bias
-correction: +0.024, the scheme here; the same with the first layer quantized
-too: +0.059 (10,000 games each; docs/BENCHMARKS.md).
+positions evaluated with it, and on the Ur net shipped before it gave away 0.190
+points a game more than fp32. Int8 weights alone (first layer float32): +0.094;
+with bias correction: +0.024, the scheme here; the same with the first layer
+quantized too: +0.059 (10,000 games each; docs/BENCHMARKS.md).
 """
 import numpy as np
 import onnx
