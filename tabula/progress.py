@@ -6,9 +6,10 @@ import time
 
 class ProgressLine:
     def __init__(self, what: str, total: int, unit: str, quiet: bool = False,
-                 stream=sys.stderr, every: float = 10.0):
+                 stream=None, every: float = 10.0):
         self.what, self.total, self.unit, self.quiet = what, total, unit, quiet
-        self.stream, self.every = stream, every
+        # sys.stderr of now, not of the first import (a test may have swapped it since)
+        self.stream, self.every = stream or sys.stderr, every
         self.started = time.time()
         self.last = 0.0
 
