@@ -24,7 +24,8 @@ def run(data, model, batches):
     samples = 0
     for _ in range(batches):
         t0 = time.perf_counter()
-        codes, values = next(loader)
+        batch = next(loader)
+        codes, values = batch["codes"], batch["values"]
         t1 = time.perf_counter()
         loss = model._loss(model(codes), values)
         optimizer.zero_grad()

@@ -10,7 +10,7 @@ from datagen.datafile import DataFile
 from eval.search import decision_worths
 from games.sampling import uniform_positions
 from tabula.cli import main
-from training.decisions import decisions_for
+from training.decisions import decisions_for, searched_decisions_for
 from training.evaluate import predict
 from training.model import ValueNet
 
@@ -80,9 +80,10 @@ def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, cap
     root = tmp_path / "run"
     assert main(base + ["--data.table", str(table), "--data.decisions", "256",
                         "--model.decision_weight", "1.0", "--model.bf16_epochs", "1",
+                        "--data.searched", "64", "--model.search_weight", "1.0",
                         "--trainer.default_root_dir", str(root)]) == 0
     header = (root / "metrics.csv").read_text().splitlines()[0]
-    assert "train_decision_loss" in header
+    assert "train_decision_loss" in header and "train_searched_decision_loss" in header
     other = tables[("ur", 2)].path
     assert main(base + ["--data.table", str(other), "--data.decisions", "256",
                         "--trainer.default_root_dir", str(tmp_path / "x")]) == 2
@@ -125,3 +126,20 @@ def test_bf16_epochs_run_hidden_layers_in_bfloat16_only_while_training(ur3_data)
     model.trainer.current_epoch = 1
     model.on_train_epoch_start()
     assert torch.equal(model(codes), exact)
+
+
+def test_searched_worths_are_the_search_players(tables, ur3_run):
+    table = tables[("ur", 3)]
+    model = ValueNet.load_from_checkpoint(ur3_run / "checkpoints" / "best.ckpt").eval()
+    codes = uniform_positions(table.game, 300, seed=4)
+    counts, next_codes, infos, worths, *leaves = searched_decisions_for(table, codes, seed=1)
+    live = np.arange(table.game.max_moves) < counts[:, None]
+    assert len(leaves[0]) > live.sum() // 2
+    with torch.no_grad():
+        net = model.searched_worths(torch.from_numpy(live), torch.from_numpy(infos),
+                                    *(torch.from_numpy(a) for a in leaves)).double().numpy()
+    player = decision_worths(table.game, counts, next_codes, infos, 1,
+                             lambda c: predict(model, c))
+    assert np.abs(net[live] - player[live]).max() < 1e-6
+    exact = decision_worths(table.game, counts, next_codes, infos, 1, table.values)
+    assert np.abs(exact[live] - worths[live]).max() < 1e-6

@@ -12,15 +12,19 @@ from torch.utils.data import DataLoader, Dataset
 
 from datagen.datafile import DataError, DataFile
 
+SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
+
 
 class SplitBatches(Dataset):
-    """Batch i: (codes, values), plus, with a table and decisions > 0, the decisions
-    of the batch's first `decisions` positions (training/decisions.py)."""
+    """Batch i: a dict of codes and values, plus, with a table, "decisions" made of the
+    batch's first `decisions` positions and "searched" decisions of the `searched`
+    positions after them (training/decisions.py)."""
 
     def __init__(self, path, split: str, batch_size: int, size: int, in_memory=False,
-                 table: str | None = None, decisions: int = 0):
+                 table: str | None = None, decisions: int = 0, searched: int = 0):
         self.path, self.split, self.batch_size, self.size = str(path), split, batch_size, size
-        self.in_memory, self.table_path, self.decisions = in_memory, table, decisions
+        self.in_memory, self.table_path = in_memory, table
+        self.decisions, self.searched = decisions, searched
         self._codes = self._values = self._table = None
 
     def _open(self):
@@ -38,15 +42,23 @@ class SplitBatches(Dataset):
         start = i * self.batch_size
         stop = min(start + self.batch_size, self.size)
         codes = self._codes[start:stop]
-        batch = (torch.from_numpy(codes), torch.from_numpy(self._values[start:stop]))
-        if not self.decisions:
+        batch = {"codes": torch.from_numpy(codes),
+                 "values": torch.from_numpy(self._values[start:stop])}
+        if not (self.decisions or self.searched):
             return batch
         if self._table is None:
             from solver.table import Table
             self._table = Table(self.table_path)
-        from training.decisions import decisions_for
-        parts = decisions_for(self._table, codes[:self.decisions], seed=i)
-        return batch + tuple(torch.from_numpy(p) for p in parts)
+        from training.decisions import decisions_for, searched_decisions_for
+        if self.decisions:
+            parts = decisions_for(self._table, codes[:self.decisions], seed=i)
+            batch["decisions"] = tuple(torch.from_numpy(p) for p in parts)
+        if self.searched:
+            end = self.decisions + self.searched
+            parts = searched_decisions_for(self._table, codes[self.decisions:end],
+                                           seed=SEARCHED_STREAM + i)
+            batch["searched"] = tuple(torch.from_numpy(p) for p in parts)
+        return batch
 
     def __getstate__(self):  # a worker opens its own handles
         return {**self.__dict__, "_codes": None, "_values": None, "_table": None}
@@ -64,18 +76,25 @@ class ValueData(L.LightningDataModule):
         decisions: per training batch, how many of its positions also become a
             decision (a throw, its moves and their exact worths) for the model's
             decision loss; 0 for none.
+        searched: per training batch, how many further positions become a decision
+            scored through one throw of search, for the model's searched-decision
+            loss; 0 for none.
     """
 
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
-                 decisions: int = 0):
+                 decisions: int = 0, searched: int = 0):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers, self.in_memory = num_workers, in_memory
-        self.table, self.decisions = table, decisions
+        self.table, self.decisions, self.searched = table, decisions, searched
         self.file = DataFile(path)
-        if decisions and not table:
-            raise DataError("data.decisions needs data.table, the table of the data file")
+        if (decisions or searched) and not table:
+            raise DataError("data.decisions and data.searched need data.table, the table "
+                            "of the data file")
+        if decisions + searched > batch_size:
+            raise DataError(f"data.decisions + data.searched ({decisions + searched}) "
+                            f"exceed data.batch_size ({batch_size})")
         if table:
             from solver.table import Table
             sha = Table(table).attrs["sha256"]
@@ -83,9 +102,10 @@ class ValueData(L.LightningDataModule):
                 raise DataError(f"{table} is not the table {path} was made from")
 
     def _loader(self, split, shuffle):
-        decisions = self.decisions if split == "train" else 0
+        train = split == "train"
         data = SplitBatches(self.path, split, self.batch_size, self.file.sizes[split],
-                            self.in_memory, self.table, decisions)
+                            self.in_memory, self.table, self.decisions if train else 0,
+                            self.searched if train else 0)
         workers = self.num_workers
         return DataLoader(data, batch_size=None, shuffle=shuffle, num_workers=workers,
                           multiprocessing_context="spawn" if workers else None,

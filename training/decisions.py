@@ -1,5 +1,6 @@
-"""Decisions for the choice-aware loss: for some positions of a batch, a throw, its
-legal moves and each move's exact worth from the table.
+"""Decisions for the choice-aware losses: for some positions of a batch, a throw, its
+legal moves and each move's exact worth from the table; for searched decisions also
+every throw and move one step past each move (the leaves the one-throw search scores).
 
 A value net plays by ranking the afterstates of one decision, so errors that keep
 the ranking cost nothing and errors in the differences cost winning chance. The
@@ -9,6 +10,8 @@ distribution over a decision's moves with the table's.
 import numpy as np
 from numba import njit, prange
 
+from eval.search import all_throws
+from games.game import OVER
 from games.rng import draw_throw, stream_key
 from solver.bellman import move_worth
 
@@ -42,3 +45,16 @@ def decisions_for(table, codes: np.ndarray, seed: int):
         table.offsets, np.ascontiguousarray(codes), seed)
     keep = counts >= 2
     return counts[keep], next_codes[keep], infos[keep], worths[keep]
+
+
+def searched_decisions_for(table, codes: np.ndarray, seed: int):
+    """The decisions of decisions_for, plus the moves of every throw after each of their
+    moves that neither ends the game nor is unused, in row-major order of those moves:
+    leaf counts (k, T), leaf next codes (k, T, M), leaf infos (k, T, M) (eval.search's
+    all_throws, so a throw with no move is one move passing the turn)."""
+    g = table.game
+    counts, next_codes, infos, worths = decisions_for(table, codes, seed)
+    live = np.arange(g.max_moves) < counts[:, None]
+    searched = next_codes[live & ((infos & OVER) == 0)]
+    leaves = all_throws(g.moves, g.mirror, g.throws, g.max_moves, searched)
+    return (counts, next_codes, infos, worths) + leaves

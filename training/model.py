@@ -30,6 +30,9 @@ class ValueNet(L.LightningModule):
             KL divergence from the table's choice distribution over a decision's
             moves, softmax(exact worth / temperature), to the net's.
         decision_temperature: in winning-chance units (0.01 = one point).
+        search_weight: weight of the searched-decision loss (needs data.searched > 0):
+            the same divergence, with the net's worth of each move taken through one
+            throw of expectimax past it, as the net+search player scores it.
         init_from: a checkpoint of the same architecture whose weights to start from
             (to continue training with a new learning-rate schedule).
         bf16_epochs: training epochs, from the first, whose hidden layers run in
@@ -42,8 +45,8 @@ class ValueNet(L.LightningModule):
     def __init__(self, game: str = "ur", pieces: int = 7, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
                  weight_decay: float = 0.0, decision_weight: float = 0.0,
-                 decision_temperature: float = 0.01, init_from: str | None = None,
-                 bf16_epochs: int = 0):
+                 decision_temperature: float = 0.01, search_weight: float = 0.0,
+                 init_from: str | None = None, bf16_epochs: int = 0):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
@@ -87,31 +90,62 @@ class ValueNet(L.LightningModule):
         return nn.functional.mse_loss(torch.sigmoid(logits), values)
 
     def training_step(self, batch, _):
-        codes, values = batch[:2]
-        loss = self._loss(self(codes), values)
+        loss = self._loss(self(batch["codes"]), batch["values"])
         self.log("train_loss", loss, prog_bar=True)
-        if len(batch) > 2 and self.hparams.decision_weight > 0 and len(batch[2]):
-            decision = self._decision_loss(*batch[2:])
+        decisions, searched = batch.get("decisions"), batch.get("searched")
+        if decisions and len(decisions[0]) and self.hparams.decision_weight > 0:
+            decision = self._decision_loss(*decisions)
             self.log("train_decision_loss", decision)
             loss = loss + self.hparams.decision_weight * decision
+        if searched and len(searched[0]) and self.hparams.search_weight > 0:
+            decision = self._searched_decision_loss(*searched)
+            self.log("train_searched_decision_loss", decision)
+            loss = loss + self.hparams.search_weight * decision
         return loss
 
-    def _decision_loss(self, counts, next_codes, infos, exact):
-        live = torch.arange(next_codes.shape[1]) < counts.unsqueeze(1)
+    def _move_worths(self, infos, live, values_of_next):
+        """Torch twin of eval.search.move_worths: the mover's winning chance after each
+        move (1 if it wins, V(next) if the mover throws again, else 1 - V(next)), with
+        values_of_next(need) giving V of the codes under the mask `need`."""
         over = (infos & OVER) != 0
         again = (infos & AGAIN) != 0
         need = live & ~over
-        p = torch.zeros(next_codes.shape)
-        p[need] = torch.sigmoid(self(next_codes[need]))
-        worth = torch.where(over, 1.0, torch.where(again, p, 1.0 - p))
+        v = torch.zeros(infos.shape)
+        v[need] = values_of_next(need)
+        return torch.where(over, 1.0, torch.where(again, v, 1.0 - v))
+
+    def _choice_loss(self, worth, live, exact):
+        """Cross-entropy from the table's choice distribution softmax(exact / t) over a
+        decision's live moves to the net's softmax(worth / t)."""
         t = self.hparams.decision_temperature
-        masked = torch.where(live, worth / t, -torch.inf)
         target = torch.softmax(torch.where(live, exact / t, -torch.inf), dim=1)
-        log_net = torch.log_softmax(masked, dim=1)
+        log_net = torch.log_softmax(torch.where(live, worth / t, -torch.inf), dim=1)
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
+    def _decision_loss(self, counts, next_codes, infos, exact):
+        live = torch.arange(next_codes.shape[1]) < counts.unsqueeze(1)
+        worth = self._move_worths(infos, live,
+                                  lambda need: torch.sigmoid(self(next_codes[need])))
+        return self._choice_loss(worth, live, exact)
+
+    def _searched_decision_loss(self, counts, next_codes, infos, exact, *leaves):
+        live = torch.arange(next_codes.shape[1]) < counts.unsqueeze(1)
+        return self._choice_loss(self.searched_worths(live, infos, *leaves), live, exact)
+
+    def searched_worths(self, live, infos, leaf_counts, leaf_codes, leaf_infos):
+        """The net+search player's worth of each live move of decisions: one throw of
+        expectimax past the move over the net's values. The leaf arrays
+        (training.decisions.searched_decisions_for) hold every throw's moves after each
+        move that needs a value, in row-major order of those moves."""
+        leaf_live = torch.arange(leaf_codes.shape[2]) < leaf_counts.unsqueeze(2)
+        leaf_worth = self._move_worths(leaf_infos, leaf_live,
+                                       lambda need: torch.sigmoid(self(leaf_codes[need])))
+        best = torch.where(leaf_live, leaf_worth, -torch.inf).max(dim=2).values
+        searched = best @ torch.as_tensor(self.game.probs, dtype=best.dtype)
+        return self._move_worths(infos, live, lambda need: searched)
+
     def validation_step(self, batch, _):
-        codes, values = batch
+        codes, values = batch["codes"], batch["values"]
         logits = self(codes)
         self.log("val_loss", self._loss(logits, values), prog_bar=True)
         self.log("val_mae_points", 100 * (torch.sigmoid(logits) - values).abs().mean(),
