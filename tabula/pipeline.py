@@ -1,5 +1,9 @@
-"""`tabula pipeline`: solve -> datagen -> train -> export -> eval report for one game
-variant, from one YAML file.
+"""`tabula pipeline`: solve -> datagen -> train -> finetune -> export -> eval report for
+one game variant, from one YAML file.
+
+The finetune stage is optional: given a `finetune` section (model, data, trainer
+settings laid over those of train), it trains again from train's best weights
+(model.init_from), and export takes its checkpoint; without one it is a no-op.
 
 Each stage's inputs (its settings and the fingerprints of the stages before it) are
 hashed into a stamp kept in WORKDIR/stages.json; a stage whose stamp and outputs
@@ -15,12 +19,13 @@ import yaml
 
 from games import TabulaError, get_game
 
-STAGES = ("solve", "datagen", "train", "export", "report")
+STAGES = ("solve", "datagen", "train", "finetune", "export", "report")
 DEFAULTS = {
     "solve": {"tol": 1e-9},
     "datagen": {"games": 10000, "explore": 0.3, "uniform": 100000, "seed": 0,
                 "val_frac": 0.05, "test_frac": 0.05, "alternatives": False},
     "train": {"model": {}, "data": {}, "trainer": {}, "patience": 5, "threads": 0, "seed": 0},
+    "finetune": {"model": {}, "data": {}, "trainer": {}},
     "export": {"int8": True},
     "report": {"games": 1000, "seed": 0,
                "players": ["random", "heuristic", "expectimax:1", "net", "net+search",
@@ -58,6 +63,7 @@ def load_config(path) -> dict:
             raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)} under {stage}; "
                                 f"keys are {', '.join(sorted(DEFAULTS[stage]))}")
         merged[stage] = {**DEFAULTS[stage], **given}
+    merged["finetune"] = merged["finetune"] if config.get("finetune") else None
     return merged
 
 
@@ -74,9 +80,12 @@ def run_pipeline(config: dict, log=print) -> dict:
     game = get_game(config["game"], config["pieces"])
     paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
              "train": work / "train" / "checkpoints" / "best.ckpt",
+             "finetune": work / "finetune" / "checkpoints" / "best.ckpt",
              "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
-    actions = {"solve": _solve, "datagen": _datagen, "train": _train, "export": _export,
-               "report": _report}
+    if not config["finetune"]:
+        paths["finetune"] = paths["train"]   # nothing to do: export takes train's weights
+    actions = {"solve": _solve, "datagen": _datagen, "train": _train,
+               "finetune": _finetune, "export": _export, "report": _report}
     upstream = [game.name, game.pieces]
     summary = {"workdir": str(work), "stages": {}}
     for stage in STAGES:
@@ -116,27 +125,39 @@ def _datagen(game, config, paths, work):
 
 
 def _train(game, config, paths, work):
+    _run_training(game, config["train"], paths, work / "train")
+
+
+def _finetune(game, config, paths, work):
+    if not config["finetune"]:
+        return
+    t, f = config["train"], config["finetune"]
+    settings = {**t, **{key: {**t[key], **f[key]} for key in ("model", "data", "trainer")}}
+    settings["model"]["init_from"] = str(paths["train"])
+    _run_training(game, settings, paths, work / "finetune")
+
+
+def _run_training(game, t, paths, root):
     import shutil
 
     from training.cli import run
-    t = config["train"]
-    root = work / "train"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     data = {**t["data"], "path": str(paths["datagen"])}
-    if data.get("decisions"):
+    if data.get("decisions") or data.get("searched"):
         data["table"] = str(paths["solve"])
     train_config = {"seed_everything": t["seed"], "patience": t["patience"],
                     "threads": t["threads"],
                     "model": {**t["model"], "game": game.name, "pieces": game.pieces},
                     "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
-    (work / "train.yaml").write_text(yaml.safe_dump(train_config, sort_keys=False))
-    run(["--config", str(work / "train.yaml")])
+    config_path = root.with_suffix(".yaml")
+    config_path.write_text(yaml.safe_dump(train_config, sort_keys=False))
+    run(["--config", str(config_path)])
 
 
 def _export(game, config, paths, work):
     from export.onnx_export import export
-    export(paths["train"], paths["export"], int8=config["export"]["int8"])
+    export(paths["finetune"], paths["export"], int8=config["export"]["int8"])
 
 
 def _report(game, config, paths, work):

@@ -35,14 +35,26 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
 
     lines = []
     run_pipeline(load_config(path), log=lines.append)
-    assert all("up to date" in line for line in lines) and len(lines) == 5
+    assert all("up to date" in line for line in lines) and len(lines) == 6
 
     changed = {**TINY, "datagen": {**TINY["datagen"], "seed": 2}}
     lines = []
     run_pipeline(load_config(write(tmp_path, changed)), log=lines.append)
     assert lines[0].startswith("[solve] up to date")
     ran = [line.split("]")[0][1:] for line in lines if "running" in line]
-    assert ran == ["datagen", "train", "export", "report"]
+    assert ran == ["datagen", "train", "finetune", "export", "report"]
+
+    tuned = {**changed, "finetune": {"model": {"lr": 1e-3}, "trainer": {"max_epochs": 1}}}
+    lines = []
+    run_pipeline(load_config(write(tmp_path, tuned)), log=lines.append)
+    ran = [line.split("]")[0][1:] for line in lines if "running" in line]
+    assert ran == ["finetune", "export", "report"]
+    manifest = json.loads((tmp_path / "work" / "model.json").read_text())
+    assert manifest["checkpoint"].endswith("finetune/checkpoints/best.ckpt")
+    tuned_config = yaml.safe_load((tmp_path / "work" / "finetune.yaml").read_text())
+    assert tuned_config["model"]["init_from"].endswith("train/checkpoints/best.ckpt")
+    assert tuned_config["model"]["lr"] == 1e-3 and tuned_config["model"]["hidden"] == [16]
+    assert tuned_config["trainer"]["max_epochs"] == 1
 
 
 def test_bad_configs_fail_clearly(tmp_path):
