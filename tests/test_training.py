@@ -84,6 +84,9 @@ def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, cap
                         "--trainer.default_root_dir", str(root)]) == 0
     header = (root / "metrics.csv").read_text().splitlines()[0]
     assert "train_decision_loss" in header and "train_searched_decision_loss" in header
+    assert main(base + ["--data.table", str(table), "--model.search_weight", "1.0",
+                        "--trainer.default_root_dir", str(tmp_path / "y")]) == 2
+    assert "model.search_weight and data.searched go together" in capsys.readouterr().err
     other = tables[("ur", 2)].path
     assert main(base + ["--data.table", str(other), "--data.decisions", "256",
                         "--trainer.default_root_dir", str(tmp_path / "x")]) == 2

@@ -71,6 +71,11 @@ def run(argv) -> int:
                         f"but the model is set for {model.game.name} "
                         f"(pieces={model.game.pieces}): change model.game/model.pieces or "
                         "data.path")
+    for weight, count in (("decision_weight", "decisions"), ("search_weight", "searched")):
+        if (model.hparams[weight] > 0) != (getattr(data, count) > 0):
+            raise DataError(f"model.{weight} and data.{count} go together: the loss needs "
+                            "its decisions, and decisions without the loss cost time for "
+                            "nothing; set both or neither")
     started = time.time()
     trainer.fit(model, data)
     seconds = time.time() - started
