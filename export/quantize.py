@@ -1,6 +1,6 @@
-"""int8 weights for an exported value net: each Gemm weight after the first layer is
-stored as int8 with one scale per output unit and turned back into float32 inside
-the graph (DequantizeLinear); the arithmetic stays float32. Each quantized layer's
+"""int8 weights for an exported value net: each Gemm weight between the first and the
+last layer is stored as int8 with one scale per output unit and turned back into
+float32 inside the graph (DequantizeLinear); the arithmetic stays float32. Each quantized layer's
 bias absorbs the mean shift its rounding causes, (W - W_int8) E[x], with E[x] the
 layer's mean input over sample positions (bias correction).
 
@@ -9,7 +9,10 @@ range taken over the whole batch, so a position's value depended on the other
 positions evaluated with it, and on the Ur net shipped before it gave away 0.190
 points a game more than fp32. Int8 weights alone (first layer float32): +0.094;
 with bias correction: +0.024, the scheme here; the same with the first layer
-quantized too: +0.059 (10,000 games each; docs/BENCHMARKS.md).
+quantized too: +0.059 (10,000 games each; docs/BENCHMARKS.md). The last layer has
+one output unit, so one scale for all its weights: kept float32 (64 weights), the
+three Ur nets of the searched-decision trials lost +0.011, +0.023 and +0.031
+instead of +0.057, +0.044 and +0.133.
 """
 import numpy as np
 import onnx
@@ -38,14 +41,14 @@ def mean_inputs(net, codes) -> dict:
 
 
 def quantize_weights(src, dst, input_means: dict) -> dict:
-    """Write `dst`: the model `src` with int8 weights after the first layer; returns
-    what was quantized."""
+    """Write `dst`: the model `src` with int8 weights between the first and the last
+    layer (none for a net of one hidden layer); returns what was quantized."""
     model = onnx.load(str(src))
     stored = {i.name: i for i in model.graph.initializer}
     gemms = [n for n in model.graph.node if n.op_type == "Gemm" and n.input[1] in stored]
     if not gemms:
         raise ValueError(f"{src} has no Gemm with a stored weight to quantize")
-    first, targets = gemms[0], gemms[1:]
+    kept, targets = [gemms[0], gemms[-1]], gemms[1:-1]
     dequantize = {}  # weight name -> the node that rebuilds it from int8
     for gemm in targets:
         transposed = any(a.name == "transB" and a.i for a in gemm.attribute)
@@ -67,7 +70,7 @@ def quantize_weights(src, dst, input_means: dict) -> dict:
     onnx.save(model, str(dst))
     return {"scheme": "int8 weights, one scale per output unit, bias correction, "
                       "float32 arithmetic",
-            "quantized": [g.input[1] for g in targets], "float32": [first.input[1]]}
+            "quantized": [g.input[1] for g in targets], "float32": [g.input[1] for g in kept]}
 
 
 def _quantize(model, initializer, transposed):
