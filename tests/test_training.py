@@ -111,6 +111,17 @@ def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):
     assert np.array_equal(predict(loaded, codes), predict(started, codes))
 
 
+def test_bad_model_settings_fail_with_one_line(ur3_run, ur3_data, tmp_path, capsys):
+    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--data.path", str(ur3_data),
+            "--trainer.default_root_dir", str(tmp_path)]
+    assert main(base + ["--model.activation", "foo"]) == 2
+    assert "activation must be one of" in capsys.readouterr().err
+    best = ur3_run / "checkpoints" / "best.ckpt"
+    assert main(base + ["--model.hidden", "[8]", "--model.init_from", str(best)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "does not fit this model" in err[0] and "size mismatch" in err[0]
+
+
 def test_bf16_epochs_run_hidden_layers_in_bfloat16_only_while_training(ur3_data):
     model = ValueNet("ur", 3, [64, 64], bf16_epochs=1)
     codes = torch.from_numpy(DataFile(ur3_data).read("test", "codes")[:1000])

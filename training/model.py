@@ -4,7 +4,7 @@ import lightning as L
 import torch
 from torch import nn
 
-from games import get_game
+from games import TabulaError, get_game
 from games.game import AGAIN, OVER
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
@@ -12,6 +12,10 @@ LOSSES = ("bce", "mse")
 # oneDNN builds a bfloat16 kernel for each batch shape it meets; padding batches to a
 # multiple of this keeps the shapes few (decision batches vary in size every step)
 BF16_ROWS = 512
+
+
+class ModelError(TabulaError):
+    """Model settings that cannot be built, or a checkpoint that does not fit them."""
 
 
 class ValueNet(L.LightningModule):
@@ -49,9 +53,9 @@ class ValueNet(L.LightningModule):
                  init_from: str | None = None, bf16_epochs: int = 0):
         super().__init__()
         if activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {', '.join(ACTIVATIONS)}")
+            raise ModelError(f"activation must be one of {', '.join(ACTIVATIONS)}")
         if loss not in LOSSES:
-            raise ValueError(f"loss must be one of {', '.join(LOSSES)}")
+            raise ModelError(f"loss must be one of {', '.join(LOSSES)}")
         self.save_hyperparameters()
         self.game = get_game(game, pieces)
         widths = [self.game.n_features, *hidden]
@@ -62,7 +66,13 @@ class ValueNet(L.LightningModule):
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
             state = torch.load(init_from, map_location="cpu", weights_only=False)["state_dict"]
-            self.load_state_dict(state)
+            try:
+                self.load_state_dict(state)
+            except RuntimeError as err:
+                first = str(err).splitlines()[-1].strip()
+                raise ModelError(f"model.init_from {init_from} does not fit this model "
+                                 f"(game, pieces and hidden widths must be the "
+                                 f"checkpoint's): {first}") from None
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Logits of the mover's winning chance, shape (n,)."""
