@@ -1,8 +1,8 @@
 """int8 weights for an exported value net: each Gemm weight between the first and the
 last layer is stored as int8 with one scale per output unit and turned back into
-float32 inside the graph (DequantizeLinear); the arithmetic stays float32. Each quantized layer's
-bias absorbs the mean shift its rounding causes, (W - W_int8) E[x], with E[x] the
-layer's mean input over sample positions (bias correction).
+float32 inside the graph (DequantizeLinear); the arithmetic stays float32. Each
+quantized layer's bias absorbs the mean shift its rounding causes, (W - W_int8) E[x],
+with E[x] the layer's mean input over sample positions (bias correction).
 
 Why not onnxruntime's dynamic quantization: it quantizes the activations with a
 range taken over the whole batch, so a position's value depended on the other
@@ -48,7 +48,8 @@ def quantize_weights(src, dst, input_means: dict) -> dict:
     gemms = [n for n in model.graph.node if n.op_type == "Gemm" and n.input[1] in stored]
     if not gemms:
         raise ValueError(f"{src} has no Gemm with a stored weight to quantize")
-    kept, targets = [gemms[0], gemms[-1]], gemms[1:-1]
+    targets = gemms[1:-1]
+    kept = [g for g in gemms if g not in targets]
     dequantize = {}  # weight name -> the node that rebuilds it from int8
     for gemm in targets:
         transposed = any(a.name == "transB" and a.i for a in gemm.attribute)
