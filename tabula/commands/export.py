@@ -17,7 +17,7 @@ def add_parser(sub):
     p.add_argument("--out", required=True, metavar="MODEL.onnx", help="fp32 model to write")
     p.add_argument("--int8", action="store_true",
                    help="also write MODEL.int8.onnx: int8 weights (one scale per unit; the "
-                        "first layer stays float32), float32 arithmetic")
+                        "first and last layers stay float32), float32 arithmetic")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
 
