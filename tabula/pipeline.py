@@ -90,6 +90,10 @@ def run_pipeline(config: dict, log=print) -> dict:
     summary = {"workdir": str(work), "stages": {}}
     for stage in STAGES:
         stamp = _stamp(upstream, stage, config[stage])
+        upstream = [upstream, stamp]
+        if stage == "finetune" and not config["finetune"]:
+            log("[finetune] skipped: the config has no finetune section")
+            continue
         done = state.get(stage, {})
         if done.get("stamp") == stamp and paths[stage].exists():
             log(f"[{stage}] up to date: {paths[stage]}")
@@ -105,7 +109,6 @@ def run_pipeline(config: dict, log=print) -> dict:
             log(f"[{stage}] done in {state[stage]['seconds']:.1f} s: {paths[stage]}")
             summary["stages"][stage] = {"path": str(paths[stage]), "ran": True,
                                         "seconds": state[stage]["seconds"]}
-        upstream = [upstream, stamp]
     summary["report"] = json.loads((work / "report" / "results.json").read_text())
     return summary
 
@@ -129,8 +132,6 @@ def _train(game, config, paths, work):
 
 
 def _finetune(game, config, paths, work):
-    if not config["finetune"]:
-        return
     t, f = config["train"], config["finetune"]
     settings = {**t, **{key: {**t[key], **f[key]} for key in ("model", "data", "trainer")}}
     settings["model"]["init_from"] = str(paths["train"])
