@@ -31,11 +31,12 @@ class ValueNet(L.LightningModule):
         lr: AdamW learning rate, decayed to zero by a cosine over all training steps.
         weight_decay: AdamW weight decay.
         decision_weight: weight of the decision loss (needs data.decisions > 0): the
-            KL divergence from the table's choice distribution over a decision's
-            moves, softmax(exact worth / temperature), to the net's.
+            cross-entropy from the table's choice distribution over a decision's
+            moves, softmax(exact worth / temperature), to the net's (the KL divergence
+            plus the target's entropy, which the net does not change: same gradients).
         decision_temperature: in winning-chance units (0.01 = one point).
         search_weight: weight of the searched-decision loss (needs data.searched > 0):
-            the same divergence, with the net's worth of each move taken through one
+            the same cross-entropy, with the net's worth of each move taken through one
             throw of expectimax past it, as the net+search player scores it.
         init_from: a checkpoint of the same architecture whose weights to start from
             (to continue training with a new learning-rate schedule).
