@@ -91,8 +91,10 @@ def run_pipeline(config: dict, log=print) -> dict:
     for stage in STAGES:
         stamp = _stamp(upstream, stage, config[stage])
         upstream = [upstream, stamp]
-        if stage == "finetune" and not config["finetune"]:
-            log("[finetune] skipped: the config has no finetune section")
+        if config[stage] is None:   # an optional stage (finetune) the config leaves out
+            log(f"[{stage}] skipped: the config has no {stage} section")
+            summary["stages"][stage] = {"path": str(paths[stage]), "ran": False,
+                                        "skipped": True}
             continue
         done = state.get(stage, {})
         if done.get("stamp") == stamp and paths[stage].exists():

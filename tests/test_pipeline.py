@@ -34,7 +34,8 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     assert len(rows) == 6
 
     lines = []
-    run_pipeline(load_config(path), log=lines.append)
+    summary = run_pipeline(load_config(path), log=lines.append)
+    assert summary["stages"]["finetune"]["skipped"]
     assert lines[3] == "[finetune] skipped: the config has no finetune section"
     assert all("up to date" in line for line in lines[:3] + lines[4:]) and len(lines) == 6
 
