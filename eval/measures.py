@@ -52,17 +52,44 @@ def regret(game, table, player, games: int, seed: int, quiet=True) -> Regret:
     return Regret(summary, per_game, loss)
 
 
-def match(game, a, b, pairs: int, seed: int, quiet=True) -> dict:
+def match(game, a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     """Duplicate pairs: in pair k, game 2k has A throw first and game 2k+1 has B throw
     first, both with pair k's throws. A's score is its share of the games won, with
-    a 95% interval from the spread of the pair scores."""
+    a 95% interval from the spread of the pair scores. With a table, also A's
+    luck-adjusted score (see `luck_adjusted`), with its own interval."""
     progress = ProgressLine(f"match {a.spec} vs {b.spec}", 2 * pairs, "games", quiet)
-    played = play(game, [a, b], np.tile([0, 1], pairs), np.repeat(np.arange(pairs), 2), seed,
-                  progress=progress.update)
+    first = np.tile([0, 1], pairs)
+    played = play(game, [a, b], first, np.repeat(np.arange(pairs), 2), seed, table=table,
+                  judged=(0, 1) if table is not None else (), progress=progress.update)
     progress.done()
     pair_scores = (played.winners == 0).reshape(pairs, 2).mean(axis=1)
     score, low, high = interval95(pair_scores)
+    adjusted = [None, [None, None]]
+    if table is not None:
+        pair_adjusted = luck_adjusted(game, table, played, first).reshape(pairs, 2).mean(axis=1)
+        mean, low_adjusted, high_adjusted = interval95(pair_adjusted)
+        adjusted = [mean, [low_adjusted, high_adjusted]]
     return {"a": a.spec, "b": b.spec, "pairs": pairs, "seed": seed, "score_a": score,
-            "score_a_ci95": [low, high], "games_won_a": int((played.winners == 0).sum()),
+            "score_a_ci95": [low, high], "luck_adjusted_score_a": adjusted[0],
+            "luck_adjusted_score_a_ci95": adjusted[1],
+            "games_won_a": int((played.winners == 0).sum()),
             "games": 2 * pairs, "seconds": played.seconds,
             "model_sha256": {"a": a.model_sha256, "b": b.model_sha256}}
+
+
+def luck_adjusted(game, table, played, first) -> np.ndarray:
+    """Each game's result for slot 0 with the luck of the throws taken out.
+
+    Along a game, slot 0's exact winning chance (the table's) starts at the start
+    position's value and ends at 1 or 0. It moves at each throw (luck) and at each
+    decision (by minus the decision's loss for the mover, plus it for the other
+    side). The luck has mean zero at every throw, so the start value less slot 0's
+    losses plus slot 1's has the same expectation as the result, and only the
+    spread that the decisions add: far less than the throws add. Needs `played`
+    judged for both slots.
+    """
+    start = table.value(game.start)
+    result = np.where(np.asarray(first) == 0, start, 1.0 - start)
+    sign = np.where(played.loss_slot == 0, -1.0, 1.0)
+    return result + np.bincount(played.loss_game, weights=sign * played.loss,
+                                minlength=len(result))

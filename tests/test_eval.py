@@ -8,6 +8,7 @@ from eval.engine import _losses
 from eval.measures import match, regret
 from eval.players import PlayerError, make_player
 from eval.search import decision_worths
+from games.game import AGAIN, OVER, layer_id
 from tabula.cli import main
 
 
@@ -69,6 +70,83 @@ def test_self_match_scores_half_and_is_reproducible(tables):
     assert {**again, "seconds": 0} == {**first, "seconds": 0}
     h = make_player("heuristic", game)
     assert match(game, h, h, 100, seed=1)["score_a"] == 0.5   # mirrored games
+
+
+def exact_pair_score(game, a, b, tol=1e-12):
+    """A's expected score over a duplicate pair against B, by policy evaluation
+    (independent of the engine): the chance that A wins from every position with A
+    to throw (wa) and with B to throw (wb), iterated until it settles. Deterministic
+    players only (their random numbers are fixed at 0)."""
+    codes = [game.unrank(layer_id(x, y), r) for x, y in game.layers if x > 0 and y > 0
+             for r in range(game.layer_size(x, y))]
+    index = {int(c): i for i, c in enumerate(codes)}
+    rows, probs, counts, next_codes, infos = [], [], [], [], []
+    out_codes = np.zeros(game.max_moves, dtype=np.int64)
+    out_infos = np.zeros(game.max_moves, dtype=np.int64)
+    for i, code in enumerate(codes):
+        for throw, prob in zip(game.throws, game.probs):
+            counts.append(game.moves(code, throw, out_codes, out_infos))
+            if counts[-1] == 0:   # forfeit: the mirrored board, the other side throws
+                out_codes[0], out_infos[0] = game.mirror(code), 0
+            rows.append(i)
+            probs.append(prob)
+            next_codes.append(out_codes.copy())
+            infos.append(out_infos.copy())
+    rows, probs, counts = np.array(rows), np.array(probs), np.array(counts)
+    next_codes, infos = np.array(next_codes), np.array(infos)
+    row_codes = np.array(codes)[rows]
+
+    def picked(player):
+        choice = np.zeros(len(rows), dtype=np.int64)
+        ask = counts >= 1
+        choice[ask] = player.choose(row_codes[ask], counts[ask], next_codes[ask],
+                                    infos[ask], np.zeros(ask.sum()))
+        info = infos[np.arange(len(rows)), choice]
+        target = np.array([index.get(int(c), 0)
+                           for c in next_codes[np.arange(len(rows)), choice]])
+        return info & OVER != 0, (info & AGAIN != 0) & (counts > 0), target
+
+    a_won, a_again, a_next = picked(a)
+    b_won, b_again, b_next = picked(b)
+    wa, wb = np.full(len(codes), 0.5), np.full(len(codes), 0.5)
+    while True:
+        new_a = np.bincount(rows, probs * np.where(a_won, 1.0, np.where(
+            a_again, wa[a_next], wb[a_next])), len(codes))
+        new_b = np.bincount(rows, probs * np.where(b_won, 0.0, np.where(
+            b_again, wb[b_next], wa[b_next])), len(codes))
+        change = max(np.abs(new_a - wa).max(), np.abs(new_b - wb).max())
+        wa, wb = new_a, new_b
+        if change < tol:
+            start = index[int(game.start)]
+            return (wa[start] + wb[start]) / 2
+
+
+def test_luck_adjusted_score_is_the_exact_expectation_with_less_spread(tables, capsys):
+    """Heuristic against perfect on Ur with 2 pieces: the raw and the luck-adjusted
+    scores both estimate the expected score that policy evaluation gives exactly;
+    the adjusted one with a far narrower interval. Perfect against itself: the
+    adjusted score of every pair is one half (its spread is the table's float32
+    rounding)."""
+    table = tables[("ur", 2)]
+    game = table.game
+    heuristic, perfect = make_player("heuristic", game), make_player("perfect", game, table)
+    exact = exact_pair_score(game, heuristic, perfect)
+    assert 0.3 < exact < 0.49
+    result = match(game, heuristic, perfect, 2000, seed=4, table=table)
+    raw_half = (result["score_a_ci95"][1] - result["score_a_ci95"][0]) / 2
+    adjusted_half = (result["luck_adjusted_score_a_ci95"][1]
+                     - result["luck_adjusted_score_a_ci95"][0]) / 2
+    assert abs(result["score_a"] - exact) < 2 * raw_half
+    assert abs(result["luck_adjusted_score_a"] - exact) < 2 * adjusted_half
+    assert adjusted_half < raw_half / 3
+    itself = match(game, perfect, perfect, 300, seed=4, table=table)
+    assert itself["luck_adjusted_score_a"] == pytest.approx(0.5, abs=1e-6)
+    assert np.diff(itself["luck_adjusted_score_a_ci95"])[0] < 1e-6
+    assert match(game, heuristic, perfect, 10, seed=4)["luck_adjusted_score_a"] is None
+    assert main(["eval", "match", "ur", "--table", str(table.path), "--a", "heuristic",
+                 "--b", "perfect", "--pairs", "2000", "--seed", "4", "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert f"luck-adjusted by the table: {result['luck_adjusted_score_a']:.3%}" in printed
 
 
 def test_expectimax_searches_and_beats_random(tables):

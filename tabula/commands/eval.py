@@ -26,7 +26,10 @@ def add_parser(sub):
 
     m = inner.add_parser("match", help="duplicate match between two players",
                          description="Pairs of games with the same throws, colours swapped; "
-                                     "A's score with a 95% interval from the pairs' spread.")
+                                     "A's score with a 95% interval from the pairs' spread. "
+                                     "With --table, also A's luck-adjusted score: the "
+                                     "table's value of the start, less A's decision losses, "
+                                     "plus B's; the same expectation, far less spread.")
     add_game_arguments(m)
     add_table_argument(m, required=False)
     m.add_argument("--a", required=True, help=PLAYER_HELP)
@@ -92,13 +95,17 @@ def run_match(args):
     _check_count(args.pairs, "pairs")
     table, game = _table_and_game(args)
     result = match(game, make_player(args.a, game, table), make_player(args.b, game, table),
-                   args.pairs, args.seed, quiet=args.quiet)
+                   args.pairs, args.seed, table=table, quiet=args.quiet)
     if args.json:
         print(json.dumps(result))
         return 0
     low, high = result["score_a_ci95"]
     print(f"{result['a']} vs {result['b']}: {result['a']} scores {result['score_a']:.2%} "
           f"(95%: {low:.2%} .. {high:.2%}) over {result['pairs']:,} duplicate pairs")
+    if result["luck_adjusted_score_a"] is not None:
+        low, high = result["luck_adjusted_score_a_ci95"]
+        print(f"luck-adjusted by the table: {result['luck_adjusted_score_a']:.3%} "
+              f"(95%: {low:.3%} .. {high:.3%})")
     return 0
 
 
