@@ -64,14 +64,13 @@ def match(game, a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     progress.done()
     pair_scores = (played.winners == 0).reshape(pairs, 2).mean(axis=1)
     score, low, high = interval95(pair_scores)
-    adjusted = [None, [None, None]]
+    adjusted, adjusted_ci = None, [None, None]
     if table is not None:
         pair_adjusted = luck_adjusted(game, table, played, first).reshape(pairs, 2).mean(axis=1)
-        mean, low_adjusted, high_adjusted = interval95(pair_adjusted)
-        adjusted = [mean, [low_adjusted, high_adjusted]]
+        adjusted, *adjusted_ci = interval95(pair_adjusted)
     return {"a": a.spec, "b": b.spec, "pairs": pairs, "seed": seed, "score_a": score,
-            "score_a_ci95": [low, high], "luck_adjusted_score_a": adjusted[0],
-            "luck_adjusted_score_a_ci95": adjusted[1],
+            "score_a_ci95": [low, high], "luck_adjusted_score_a": adjusted,
+            "luck_adjusted_score_a_ci95": adjusted_ci,
             "games_won_a": int((played.winners == 0).sum()),
             "games": 2 * pairs, "seconds": played.seconds,
             "model_sha256": {"a": a.model_sha256, "b": b.model_sha256}}

@@ -102,9 +102,11 @@ def exact_pair_score(game, a, b, tol=1e-12):
         choice[ask] = player.choose(row_codes[ask], counts[ask], next_codes[ask],
                                     infos[ask], np.zeros(ask.sum()))
         info = infos[np.arange(len(rows)), choice]
-        target = np.array([index.get(int(c), 0)
+        target = np.array([index.get(int(c), -1)
                            for c in next_codes[np.arange(len(rows)), choice]])
-        return info & OVER != 0, (info & AGAIN != 0) & (counts > 0), target
+        won = info & OVER != 0
+        assert (won | (target >= 0)).all()   # only a winning move leaves the positions
+        return won, info & AGAIN != 0, target
 
     a_won, a_again, a_next = picked(a)
     b_won, b_again, b_next = picked(b)
