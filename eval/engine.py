@@ -69,6 +69,12 @@ class Played:
     loss: np.ndarray             # per recorded decision: winning chance given away
     seconds: float
 
+    def game_losses(self, slot: int) -> np.ndarray:
+        """Winning chance that `slot` gave away in each game (0 where not judged)."""
+        mine = self.loss_slot == slot
+        return np.bincount(self.loss_game[mine], weights=self.loss[mine],
+                           minlength=len(self.winners))
+
 
 def play(game, players, first, throw_streams, seed, table=None, judged=(), max_turns=100000,
          progress=None) -> Played:

@@ -33,7 +33,7 @@ def regret(game, table, player, games: int, seed: int, quiet=True) -> Regret:
     played = play(game, [player, perfect], np.arange(games) % 2, np.arange(games), seed,
                   table=table, judged=(0,), progress=progress.update)
     progress.done()
-    per_game = 100 * np.bincount(played.loss_game, weights=played.loss, minlength=games)
+    per_game = 100 * played.game_losses(0)
     loss = 100 * played.loss
     decisions = int(played.decisions[:, 0].sum())
     mean, low, high = interval95(per_game)
@@ -89,6 +89,4 @@ def luck_adjusted(game, table, played, first) -> np.ndarray:
     """
     start = table.value(game.start)
     result = np.where(np.asarray(first) == 0, start, 1.0 - start)
-    sign = np.where(played.loss_slot == 0, -1.0, 1.0)
-    return result + np.bincount(played.loss_game, weights=sign * played.loss,
-                                minlength=len(result))
+    return result - played.game_losses(0) + played.game_losses(1)
