@@ -18,8 +18,9 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from games import TabulaError, get_game
-from tabula.h5files import open_checked
+from games import get_game
+from infra.errors import TabulaError
+from infra.h5files import open_checked
 
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1

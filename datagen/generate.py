@@ -14,8 +14,8 @@ from numba import njit, prange
 from games.batch import unrank_many
 from games.game import layer_id
 from games.rng import cumulative, stream_key, uniform
-from tabula.progress import ProgressLine
-from tabula.provenance import code_version, machine
+from infra.progress import ProgressLine
+from infra.provenance import code_version, machine
 
 from .datafile import SOURCES, SPLITS, data_sha256, write_data
 from .selfplay import play_games

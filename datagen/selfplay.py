@@ -7,6 +7,8 @@ run beside it. Every position met by a player about to throw is recorded.
 import numpy as np
 from numba import njit, prange
 
+from games.game import OVER
+from games.loop import advance
 from games.rng import below, draw_throw, stream_key, uniform
 from solver.bellman import best_move
 
@@ -40,25 +42,24 @@ def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat
             n += 1
             k = moves(code, draw_throw(throws, cum_probs, key, counter), next_codes, infos)
             counter += 1
-            if k == 0:
-                code = mirror(code)
-                continue
-            if k > 1 and uniform(key, counter) < rate:
-                j = below(key, counter + 1, k)
-            else:
-                j = best_move(layer_of, rank, flat, offsets, next_codes, infos, k)
-            counter += 2
+            j = 0
+            if k > 0:
+                if k > 1 and uniform(key, counter) < rate:
+                    j = below(key, counter + 1, k)
+                else:
+                    j = best_move(layer_of, rank, flat, offsets, next_codes, infos, k)
+                counter += 2
             if alternatives and k > 1:
                 for m in range(k):
-                    if m == j or (infos[m] >> 11) & 1:
+                    if m == j or infos[m] & OVER:
                         continue
                     if n == capacity:
                         break
                     out[i * capacity + n] = next_codes[m]
                     kinds[i * capacity + n] = 2
                     n += 1
-            if (infos[j] >> 11) & 1:
+            code, _, over = advance(mirror, code, k, next_codes, infos, j)
+            if over:
                 break
-            code = next_codes[j]
         counts[i] = n
     return counts

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from games.batch import mirror_many
-from games.game import AGAIN, OVER
+from games.loop import advance_many
 from games.rng import cumulative, draw_throw, stream_key, uniform
 from solver.bellman import move_worth
 
@@ -102,8 +101,6 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
             turns[active])
         turns[active] += 1
         forfeit = counts == 0
-        codes[active[forfeit]] = mirror_many(game.mirror, codes[active[forfeit]])
-        owner[active[forfeit]] ^= 1
         chosen = np.zeros(len(active), dtype=np.int64)
         rand = _uniforms(player_keys[active], turns[active])
         for slot in (0, 1):
@@ -121,15 +118,10 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
                 losses[2].append(_losses(game.layer_of, game.rank, table.flat, table.offsets,
                                          counts[ask], next_codes[ask], infos[ask],
                                          chosen[ask]))
-        moved = ~forfeit
-        g = active[moved]
-        pick_codes = next_codes[moved, chosen[moved]]
-        pick_infos = infos[moved, chosen[moved]]
-        codes[g] = pick_codes
-        over = (pick_infos & OVER) != 0
-        winners[g[over]] = owner[g[over]]
-        passes = ~over & ((pick_infos & AGAIN) == 0)
-        owner[g[passes]] ^= 1
+        codes[active], passes, over = advance_many(game.mirror, codes[active], counts,
+                                                   next_codes, infos, chosen)
+        winners[active[over]] = owner[active[over]]
+        owner[active[passes]] ^= 1
         active = active[winners[active] < 0]
         if progress is not None:
             progress(n - len(active))

@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabula.progress import ProgressLine
+from infra.progress import ProgressLine
 
 from .engine import play
 from .players import make_player

@@ -16,10 +16,10 @@ from typing import Callable
 import numpy as np
 from numba import njit, prange
 
-from games import TabulaError
+from infra.errors import TabulaError
+from games.batch import evaluate_many
 from solver.bellman import best_move
 
-from .heuristics import HEURISTICS, evaluate_many
 from .search import decision_worths, first_best
 
 
@@ -60,14 +60,13 @@ def make_player(spec: str, game, table=None) -> Player:
         return Player(spec, lambda codes, counts, nxt, infos, rand: _table_choices(
             game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
     if kind in ("heuristic", "expectimax"):
-        heuristic = HEURISTICS[game.name]
         depth = 0
         if kind == "expectimax":
             if arg not in ("1", "2", "3"):
                 raise PlayerError(f"expectimax takes a depth of 1, 2 or 3 throws "
                                   f"(expectimax:2), not {arg!r}")
             depth = int(arg)
-        return search_player(spec, game, lambda c: evaluate_many(heuristic, c), depth)
+        return search_player(spec, game, lambda c: evaluate_many(game.heuristic, c), depth)
     if kind in ("net", "net+search"):
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabula.provenance import code_version, machine, now
+from infra.provenance import code_version, machine, now
 
 from .measures import regret
 from .players import make_player

@@ -8,39 +8,20 @@ A throw with no legal move is treated as one move to the mirrored position that
 passes the turn, so forfeits need no special case.
 """
 import numpy as np
-from numba import njit, prange
 
-from games.game import AGAIN, OVER
+from games.batch import all_throws
+from games.game import OVER, worths
 
 SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
 
 
-@njit(parallel=True, cache=True)
-def all_throws(moves, mirror, throws, max_moves, codes):
-    """Moves of every code for every throw: counts (n, T), next (n, T, M), info (n, T, M)."""
-    n, n_throws = len(codes), len(throws)
-    counts = np.empty((n, n_throws), dtype=np.int64)
-    next_codes = np.zeros((n, n_throws, max_moves), dtype=np.int64)
-    infos = np.zeros((n, n_throws, max_moves), dtype=np.int64)
-    for i in prange(n):
-        for t in range(n_throws):
-            k = moves(codes[i], throws[t], next_codes[i, t], infos[i, t])
-            if k == 0:
-                next_codes[i, t, 0] = mirror(codes[i])
-                k = 1
-            counts[i, t] = k
-    return counts, next_codes, infos
-
-
 def move_worths(next_codes, infos, live, values_of_next):
-    """The mover's winning chance after each live move (others -inf): 1 if it wins,
-    V(next) if the mover throws again, 1 - V(next) if the turn passes."""
-    over = (infos & OVER) != 0
-    need = live & ~over
+    """The mover's winning chance after each live move (others -inf), by the game
+    contract's `worths`; values_of_next is asked only for moves that did not win."""
+    need = live & ~((infos & OVER) != 0)
     v = np.zeros(next_codes.shape)
     v[need] = values_of_next(next_codes[need])
-    worth = np.where(over, 1.0, np.where((infos & AGAIN) != 0, v, 1.0 - v))
-    return np.where(live, worth, -np.inf)
+    return np.where(live, worths(infos, v), -np.inf)
 
 
 def position_values(game, codes, depth, leaf):

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import numpy as np
 
-from games import TabulaError, get_game
+from games import get_game
+from infra.errors import TabulaError
 
 
 class ModelError(TabulaError):

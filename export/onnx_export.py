@@ -18,9 +18,9 @@ import numpy as np
 import torch
 import yaml
 
-from games import GAMES, TabulaError
+from infra.errors import TabulaError
 from games.sampling import uniform_positions
-from tabula.provenance import code_version, now
+from infra.provenance import code_version, now
 
 from .model_file import OnnxValueModel
 from .quantize import mean_inputs, quantize_weights
@@ -100,8 +100,8 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
               "input": {"name": INPUT_NAME, "dtype": "int64", "shape": ["batch"],
                         "description": "packed position codes, seen by the player about "
                                        "to throw; features are computed inside the graph",
-                        "code_layout": GAMES[game.name].__doc__.strip(),
-                        "features": " ".join(GAMES[game.name].features.__doc__.split())},
+                        "code_layout": game.code_layout,
+                        "features": game.features_doc()},
               "output": {"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch"],
                          "description": "probability that the player about to throw wins"},
               "checkpoint": str(checkpoint), "checkpoint_sha256": sha256_file(checkpoint),

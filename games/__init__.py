@@ -1,17 +1,41 @@
-"""Rules of the games tabula solves: the only package that knows them."""
+"""Rules of the games tabula solves: the only package that knows them.
+
+A game module offers NAME, DEFAULT_PIECES, MAX_PIECES and make(pieces) -> Game
+(games/game.py: the contract). `register` adds one; the built-in games are
+registered here, and a test registers a toy game the same way.
+"""
 from . import numba_cache  # noqa: F401 - before any cache index is read
 from . import senet, ur
-from .game import Game, PositionError, TabulaError
+from .game import Game, PositionError
 
-GAMES = {"ur": ur, "senet": senet}
+GAMES = {}
+
+
+def register(module):
+    """Make a game module available to every command and stage by its NAME."""
+    for attribute in ("NAME", "DEFAULT_PIECES", "MAX_PIECES", "make"):
+        if not hasattr(module, attribute):
+            raise TypeError(f"game module {module.__name__} lacks {attribute}")
+    GAMES[module.NAME] = module
 
 
 def get_game(name: str, pieces: int | None = None) -> Game:
-    """The game `name` ('ur' or 'senet') with `pieces` a side (its default if None)."""
+    """The game `name` with `pieces` a side (its default if None)."""
     module = GAMES.get(name)
     if module is None:
         raise PositionError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
+    if pieces is not None and (isinstance(pieces, bool) or not isinstance(pieces, int)):
+        raise PositionError(f"pieces must be a whole number, not {pieces!r}")
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
 
 
-__all__ = ["GAMES", "Game", "PositionError", "TabulaError", "get_game"]
+def pieces_help() -> str:
+    """'ur 1..7, default 7; ...' for every registered game."""
+    return "; ".join(f"{name} 1..{m.MAX_PIECES}, default {m.DEFAULT_PIECES}"
+                     for name, m in sorted(GAMES.items()))
+
+
+register(ur)
+register(senet)
+
+__all__ = ["GAMES", "Game", "PositionError", "get_game", "pieces_help", "register"]

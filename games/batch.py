@@ -28,8 +28,28 @@ def unrank_many(unrank, layers, ranks):
 
 
 @njit(parallel=True, cache=True)
-def mirror_many(mirror, codes):
-    out = np.empty(len(codes), dtype=np.int64)
+def evaluate_many(evaluate, codes):
+    """evaluate(code) -> float of each code (a game's heuristic, for instance)."""
+    out = np.empty(len(codes))
     for i in prange(len(codes)):
-        out[i] = mirror(codes[i])
+        out[i] = evaluate(codes[i])
     return out
+
+
+@njit(parallel=True, cache=True)
+def all_throws(moves, mirror, throws, max_moves, codes):
+    """Moves of every code for every throw: counts (n, T), next (n, T, M), info (n, T, M).
+    A throw with no legal move is given as one move to the mirrored position that
+    passes the turn (info 0), so searches need no special case for it."""
+    n, n_throws = len(codes), len(throws)
+    counts = np.empty((n, n_throws), dtype=np.int64)
+    next_codes = np.zeros((n, n_throws, max_moves), dtype=np.int64)
+    infos = np.zeros((n, n_throws, max_moves), dtype=np.int64)
+    for i in prange(n):
+        for t in range(n_throws):
+            k = moves(codes[i], throws[t], next_codes[i, t], infos[i, t])
+            if k == 0:
+                next_codes[i, t, 0] = mirror(codes[i])
+                k = 1
+            counts[i, t] = k
+    return counts, next_codes, infos

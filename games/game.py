@@ -1,49 +1,73 @@
-"""The surface every game module offers, and the errors it raises.
+"""The game contract: what every game offers, and the errors it raises.
 
 A game is a set of numba-compiled functions on packed integer position codes
-(always seen by the player about to throw) plus a few Python helpers for the
-human-readable JSON form. Generic code (solver, data generation, players) takes
-a `Game` and passes its compiled functions into its own compiled kernels.
+(always seen by the player about to throw) plus a few Python helpers for people
+(JSON form, board drawing, move labels, rules text). Generic code (solver, data
+generation, players, commands) takes a `Game` and passes its compiled functions
+into its own compiled kernels; nothing outside games/ looks at a game's name.
+docs/ADDING_A_GAME.md walks through a new game; tests/test_conformance.py checks
+every registered game against this contract.
 
 Compiled functions of every game:
   moves(code, throw, out_codes, out_info) -> n
-      Writes the n legal moves for `throw`. out_codes[i] is the resulting
-      position seen by whoever throws next (the mover if they throw again,
-      otherwise the opponent; also the opponent's view when the game is over).
-      out_info[i] packs from | to << 5 | again << 10 | over << 11.
-      n == 0 means the throw passes the turn.
+      Writes the n legal moves for `throw`; moves are told apart by their result.
+      out_codes[i] is the resulting position seen by whoever throws next (the
+      mover if they throw again, otherwise the opponent; also the opponent's
+      view when the game is over). out_info[i] packs
+      from | to << 5 | AGAIN | OVER (from and to only label the move for people).
+      n == 0 means the throw has no legal move: the turn passes.
   mirror(code) -> code     the same board with the other side to throw
-  layer_of(code) -> id     layer id = a * 8 + b, a and b the pieces still in
-                           play (not borne off) of the mover and the opponent
+  layer_of(code) -> id     layer id = a * LAYER_STRIDE + b, a and b the pieces still
+                           in play (not borne off) of the mover and the opponent
   rank(code) -> int        dense, gap-free index inside the layer
   unrank(layer_id, rank) -> code
   progress(code) -> int    how far both sides have come (solver sweep order)
+  heuristic(code) -> float a hand-made winning chance (players heuristic, expectimax)
 
 Not compiled: features(codes) -> float32 (n, n_features), the networks' input of a
 torch int64 batch of codes (see games/features.py).
 """
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
+from numba import njit
 
-LAYER_STRIDE = 8  # layer id = a * LAYER_STRIDE + b
+from infra.errors import TabulaError
+
+LAYER_STRIDE = 16  # layer id = a * LAYER_STRIDE + b: up to 15 pieces a side
+N_LAYER_IDS = LAYER_STRIDE * LAYER_STRIDE
 AGAIN = 1 << 10   # move info flag: the mover throws again
 OVER = 1 << 11    # move info flag: the move won the game
-
-
-class TabulaError(ValueError):
-    """A mistake in what a user asked for or gave (position, file, setting): the
-    command line prints it as one line and exits with status 2."""
+RULES_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
 
 
 class PositionError(TabulaError):
     """A position (or throw) that cannot occur under the game's rules."""
 
 
+@njit(cache=True)
+def worth(info, value):
+    """The mover's winning chance after a move with packed `info`, given `value`, the
+    winning chance of whoever throws next in the resulting position: 1 if the move
+    won the game, `value` if the mover throws again, 1 - `value` if the turn passes.
+    The one definition of a move's worth (numba); `worths` is its numpy form and
+    training.model the torch form, pinned to it by tests/test_contract.py."""
+    if info & OVER:
+        return 1.0
+    return value if info & AGAIN else 1.0 - value
+
+
+def worths(infos, values):
+    """`worth` over arrays of packed infos and next-position values."""
+    return np.where((infos & OVER) != 0, 1.0,
+                    np.where((infos & AGAIN) != 0, values, 1.0 - values))
+
+
 def unpack_info(info: int) -> dict:
     return {"from": info & 31, "to": (info >> 5) & 31,
-            "again": bool((info >> 10) & 1), "over": bool((info >> 11) & 1)}
+            "again": bool(info & AGAIN), "over": bool(info & OVER)}
 
 
 def layer_id(a: int, b: int) -> int:
@@ -62,7 +86,6 @@ class Game:
     throws: np.ndarray           # the possible throws
     probs: np.ndarray            # their probabilities (float64, sum 1)
     max_moves: int               # upper bound on legal moves for one throw
-    off_square: int              # the `to` of a move that bears a piece off
     layers: tuple                # (a, b) pairs of this variant, in-play counts
     layer_size: Callable         # (a, b) -> number of positions in the layer
     start: int                   # code of the start position
@@ -76,6 +99,11 @@ class Game:
     from_json: Callable          # (dict, pieces) -> code, raises PositionError
     features: Callable           # torch int64 codes (n,) -> float32 (n, n_features)
     n_features: int
+    heuristic: Callable          # code -> a hand-made winning chance (compiled)
+    draw: Callable               # (code, pieces, first_to_throw) -> the board as text
+    sides: tuple                 # names of the side that throws first, and the other
+    square_names: dict           # square -> its label in a move ("enter", "off")
+    code_layout: str             # the packed code's bits, for people and manifests
 
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)
@@ -98,3 +126,22 @@ class Game:
 
     def total_positions(self) -> int:
         return sum(self.layer_size(a, b) for a, b in self.layers)
+
+    def features_doc(self) -> str:
+        """What the network's inputs are, in one paragraph."""
+        return " ".join(getattr(self.features, "func", self.features).__doc__.split())
+
+    def square_label(self, square: int) -> str:
+        return self.square_names.get(square, str(square))
+
+    def board(self, code: int, first_to_throw: bool) -> str:
+        """The board in plain text; first_to_throw: whether the player about to throw
+        is the side that threw first (so colours stay put)."""
+        return self.draw(code, self.pieces, first_to_throw)
+
+    def rules_text(self) -> str:
+        """The rules for people, docs/rules/NAME.md of the repository."""
+        path = RULES_DOCS / f"{self.name}.md"
+        if not path.is_file():
+            raise PositionError(f"no rules text for {self.name} ({path} is missing)")
+        return path.read_text(encoding="utf-8")

@@ -7,6 +7,7 @@ from numba import njit
 
 from .batch import unrank_many
 from .game import layer_id
+from .loop import advance
 
 
 def uniform_positions(game, n: int, seed: int, layers=None) -> np.ndarray:
@@ -33,11 +34,10 @@ def _random_play(moves, mirror, throws, cum_probs, start, n, seed, max_moves):
         out[i] = code
         throw = throws[np.searchsorted(cum_probs, np.random.random(), side="right")]
         k = moves(code, throw, codes, info)
-        if k == 0:
-            code = mirror(code)          # the throw passes the turn
-        else:
-            j = np.random.randint(k)
-            code = start if (info[j] >> 11) & 1 else codes[j]   # a new game after a win
+        j = np.random.randint(k) if k > 0 else 0
+        code, _, over = advance(mirror, code, k, codes, info, j)
+        if over:
+            code = start   # a new game after a win
     return out
 
 

@@ -1,4 +1,4 @@
-"""Senet, rule set `kendall` (../shared/rules/senet.md).
+"""Senet, rule set `kendall` (docs/rules/senet.md).
 
 Packed code (int64), seen by the player about to throw:
   bits  0..29  mover's pieces on squares 1..30 (bit s-1 = square s)
@@ -16,7 +16,8 @@ from numba import njit
 from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits,
                            lowest_bit_index, popcount)
 from .features import bit_planes, concat, one_hot, weighted_sum
-from .game import Game, PositionError
+from .heuristic import TEMPO, logistic
+from .game import LAYER_STRIDE, Game, PositionError
 from .progress import squares_sum
 
 NAME = "senet"
@@ -34,6 +35,8 @@ PROBS = np.array([4, 6, 4, 1, 1], dtype=np.float64) / 16.0
 MAX_MOVES = MAX_PIECES
 WHITE_START = (9, 7, 5, 3, 1)   # highest first: a k-piece game keeps the first k
 BLACK_START = (10, 8, 6, 4, 2)
+SIDES = ("white", "black")
+SQUARE_NAMES = {OFF: "off"}
 
 BOARD_MASK = (1 << SQUARES) - 1
 CELL_MASK = (1 << CELLS) - 1
@@ -149,7 +152,7 @@ def _squares_of_cells(cells):
 
 @njit(cache=True)
 def layer_of(code):
-    return popcount(code & BOARD_MASK) * 8 + popcount((code >> 30) & BOARD_MASK)
+    return popcount(code & BOARD_MASK) * LAYER_STRIDE + popcount((code >> 30) & BOARD_MASK)
 
 
 @njit(cache=True)
@@ -164,8 +167,8 @@ def rank(code):
 
 @njit(cache=True)
 def unrank(layer, r):
-    m = layer // 8
-    o = layer % 8
+    m = layer // LAYER_STRIDE
+    o = layer % LAYER_STRIDE
     n_opp = BINOM[CELLS - m, o]
     me = colex_unrank(r // n_opp, m, CELLS)
     opp = deposit_bits(colex_unrank(r % n_opp, o, CELLS - m), CELL_MASK & ~me)
@@ -216,6 +219,78 @@ def from_json(obj, pieces: int) -> int:
     return masks[0] | (masks[1] << 30)
 
 
+THROW_P = np.array([0.0, 4 / 16, 6 / 16, 4 / 16, 1 / 16, 1 / 16])  # P(exactly d)
+
+
+@njit(cache=True)
+def _senet_pips(board):
+    total = 0
+    for s in range(1, 31):
+        if (board >> (s - 1)) & 1:
+            total += 31 - s
+    return total
+
+
+@njit(cache=True)
+def _senet_exposure(target, attackers, probs):
+    """Expected pips lost to one throw: an unprotected piece below 26 is swapped back
+    by an attacker 1..5 squares behind it."""
+    protected = target & ((target << 1) | (target >> 1))
+    loss = 0.0
+    for d in range(2, 26):
+        if not (target >> (d - 1)) & 1 or (protected >> (d - 1)) & 1:
+            continue
+        miss = 1.0
+        for k in range(1, 6):
+            s = d - k
+            if s >= 1 and (attackers >> (s - 1)) & 1:
+                miss *= 1.0 - probs[k]
+        loss += (1.0 - miss) * k_distance(d, attackers)
+    return loss
+
+
+@njit(cache=True)
+def k_distance(d, attackers):
+    """Pips a piece on d loses when swapped with the nearest attacker behind it."""
+    for k in range(1, 6):
+        if d - k >= 1 and (attackers >> (d - k - 1)) & 1:
+            return k
+    return 0
+
+
+@njit(cache=True)
+def heuristic(code):
+    """The hand-made evaluation (games/heuristic.py): race and exposure to swaps."""
+    me = code & 0x3FFFFFFF
+    opp = (code >> 30) & 0x3FFFFFFF
+    score = _senet_pips(opp) - _senet_pips(me) + TEMPO
+    score += _senet_exposure(opp, me, THROW_P)
+    score -= 0.5 * _senet_exposure(me, opp, THROW_P)
+    return logistic(score)
+
+
+
+def draw(code: int, pieces: int, first_to_throw: bool) -> str:
+    """The board in plain text: three rows of ten, played in an S."""
+    position = to_json(code)
+    me, opp = set(position["me"]), set(position["opp"])
+    white, black = (me, opp) if first_to_throw else (opp, me)
+
+    def cell(square):
+        if square in white:
+            return "[ W]"
+        if square in black:
+            return "[ B]"
+        return f"[{square:2d}]"
+
+    rows = [range(1, 11), range(20, 10, -1), range(21, 31)]
+    lines = ["  " + "".join(cell(s) for s in row) for row in rows]
+    arrows = ["  ->", "  <-", "  ->"]
+    board = "\n".join(line + arrow for line, arrow in zip(lines, arrows))
+    return (f"{board}\n  borne off: white {pieces - len(white)}, black {pieces - len(black)}"
+            "   (15 rebirth, 26 beauty, 27 water, 28-30 final squares)")
+
+
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64), after the published Senet
     network: occupancy of the 30 squares of each side, one-hot borne-off counts
@@ -241,7 +316,9 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     start = from_json({"me": list(WHITE_START[:pieces]), "opp": list(BLACK_START[:pieces])},
                       pieces)
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
-                max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
+                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size,
                 start=start, moves=moves, mirror=mirror, layer_of=layer_of, rank=rank,
                 unrank=unrank, progress=progress, to_json=to_json, from_json=from_json,
-                features=partial(features, pieces=pieces), n_features=n_features(pieces))
+                features=partial(features, pieces=pieces), n_features=n_features(pieces),
+                heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
+                code_layout=__doc__.strip())

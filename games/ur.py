@@ -1,4 +1,4 @@
-"""The Royal Game of Ur, rule set `finkel` (../shared/rules/ur.md).
+"""The Royal Game of Ur, rule set `finkel` (docs/rules/ur.md).
 
 Packed code (int64), seen by the player about to throw:
   bits  0..13  mover's pieces on track squares 1..14 (bit j-1 = square j)
@@ -21,7 +21,8 @@ from numba import njit
 
 from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
 from .features import bit_planes, concat, field, one_hot, weighted_sum
-from .game import Game, PositionError, LAYER_STRIDE, layer_id
+from .heuristic import TEMPO, logistic
+from .game import LAYER_STRIDE, N_LAYER_IDS, Game, PositionError, layer_id
 from .progress import squares_sum
 
 NAME = "ur"
@@ -38,6 +39,8 @@ TRACK_MASK = (1 << TRACK) - 1
 SHARED_MASK = 0xFF << 4          # squares 5..12
 ROSETTES = (4, 8, 14)
 SAFE_SQUARE = 8
+SIDES = ("light", "dark")
+SQUARE_NAMES = {0: "enter", OFF: "off"}
 
 
 @njit(cache=True)
@@ -105,7 +108,7 @@ def progress(code):
 
 def _block_tables():
     """Offsets of the (k_m, s_m, k_o) blocks inside every layer, and layer sizes."""
-    n_layers = LAYER_STRIDE * LAYER_STRIDE
+    n_layers = N_LAYER_IDS
     offset = np.full((8, 8, 8, 8, 8), -1, dtype=np.int64)
     block_start = np.zeros((n_layers, 513), dtype=np.int64)
     block_key = np.zeros((n_layers, 512), dtype=np.int64)
@@ -145,7 +148,7 @@ def layer_of(code):
     opp = (code >> 14) & TRACK_MASK
     a = ((code >> 28) & 7) + popcount(me)
     b = ((code >> 31) & 7) + popcount(opp)
-    return a * 8 + b
+    return a * LAYER_STRIDE + b
 
 
 @njit(cache=True)
@@ -167,8 +170,8 @@ def rank(code):
 
 @njit(cache=True)
 def unrank(layer, r):
-    a = layer // 8
-    b = layer % 8
+    a = layer // LAYER_STRIDE
+    b = layer % LAYER_STRIDE
     lo = 0
     hi = N_BLOCKS[layer] - 1
     while lo < hi:  # last block whose start is <= r
@@ -245,6 +248,88 @@ def from_json(obj, pieces: int) -> int:
     return int(pack(masks[0], masks[1], obj["me_waiting"], obj["opp_waiting"]))
 
 
+UR_THROW_P = np.array([0.0, 4 / 16, 6 / 16, 4 / 16, 1 / 16])       # P(exactly d), d > 0
+UR_ROSETTE_BONUS = 4.0    # pips a piece on the central rosette (square 8) is worth
+
+
+@njit(cache=True)
+def _ur_pips(track, waiting):
+    total = 15 * waiting
+    for s in range(1, 15):
+        if (track >> (s - 1)) & 1:
+            total += 15 - s
+    return total
+
+
+@njit(cache=True)
+def _ur_exposure(target, attackers, attackers_waiting, probs):
+    """Expected pips `target`'s side loses to one throw of the attacking side: a piece
+    on a shared square other than 8 is sent home by an attacker 1..4 squares behind."""
+    loss = 0.0
+    for d in range(5, 13):
+        if d == 8 or not (target >> (d - 1)) & 1:
+            continue
+        miss = 1.0
+        for k in range(1, 5):
+            s = d - k
+            if s == 0:
+                hit = attackers_waiting > 0
+            else:
+                hit = (attackers >> (s - 1)) & 1
+            if hit:
+                miss *= 1.0 - probs[k]
+        loss += (1.0 - miss) * d
+    return loss
+
+
+@njit(cache=True)
+def heuristic(code):
+    """The hand-made evaluation (games/heuristic.py): race, exposure, the central rosette."""
+    me = code & 0x3FFF
+    opp = (code >> 14) & 0x3FFF
+    me_waiting = (code >> 28) & 7
+    opp_waiting = (code >> 31) & 7
+    score = _ur_pips(opp, opp_waiting) - _ur_pips(me, me_waiting) + TEMPO
+    score += _ur_exposure(opp, me, me_waiting, UR_THROW_P)        # I throw next
+    score -= 0.5 * _ur_exposure(me, opp, opp_waiting, UR_THROW_P)  # they throw after
+    if (me >> 7) & 1:
+        score += UR_ROSETTE_BONUS
+    if (opp >> 7) & 1:
+        score -= UR_ROSETTE_BONUS
+    return logistic(score)
+
+
+
+
+def draw(code: int, pieces: int, first_to_throw: bool) -> str:
+    """The board in plain text, light (who throws first) at the bottom."""
+    position = to_json(code)
+    me_key, opp_key = ("me", "opp") if first_to_throw else ("opp", "me")
+    light, dark = set(position[me_key]), set(position[opp_key])
+    light_waiting = position[f"{me_key}_waiting"]
+    dark_waiting = position[f"{opp_key}_waiting"]
+    private = [4, 3, 2, 1, None, None, 14, 13]
+
+    def cell(square, mine, theirs=frozenset(), mark="L", other="D"):
+        if square is None:
+            return "   "
+        if square in mine:
+            return f"[{mark}]"
+        if square in theirs:
+            return f"[{other}]"
+        return "[*]" if square in ROSETTES else "[ ]"
+
+    top = "".join(cell(s, dark, mark="D") for s in private)
+    middle = "".join(cell(c + 4, light, dark) for c in range(1, 9))
+    bottom = "".join(cell(s, light, mark="L") for s in private)
+    light_off = pieces - light_waiting - len(light)
+    dark_off = pieces - dark_waiting - len(dark)
+    return (f"  dark  {top}   waiting {dark_waiting}, borne off {dark_off}\n"
+            f"        {middle}   (* rosette: throw again; the middle one is safe)\n"
+            f"  light {bottom}   waiting {light_waiting}, borne off {light_off}\n"
+            "        squares: 4 3 2 1 . . 14 13 on each side's own row, 5..12 in the middle")
+
+
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64): occupancy of the 14 track
     squares of each side, one-hot waiting and borne-off counts (0..pieces) of each
@@ -273,8 +358,10 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
         raise PositionError(f"ur takes pieces 1..{MAX_PIECES}, not {pieces}")
     layers = tuple((a, b) for a in range(pieces + 1) for b in range(pieces + 1))
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
-                max_moves=MAX_MOVES, off_square=OFF, layers=layers, layer_size=layer_size,
+                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size,
                 start=int(pack(0, 0, pieces, pieces)), moves=moves, mirror=mirror,
                 layer_of=layer_of, rank=rank, unrank=unrank, progress=progress,
                 to_json=to_json, from_json=from_json,
-                features=partial(features, pieces=pieces), n_features=n_features(pieces))
+                features=partial(features, pieces=pieces), n_features=n_features(pieces),
+                heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
+                code_layout=__doc__.strip())

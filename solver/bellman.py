@@ -3,17 +3,15 @@ and T(V) of a position. Used to certify tables and to value moves."""
 import numpy as np
 from numba import njit, prange
 
+from games.game import OVER, worth
 from solver.table import lookup
 
 
 @njit(cache=True)
 def move_worth(layer_of, rank, flat, offsets, next_code, info):
-    """The mover's winning chance after a move: 1 if it wins, the next position's
-    value if the mover throws again, one minus it if the turn passes."""
-    if (info >> 11) & 1:
-        return 1.0
-    v = lookup(layer_of, rank, flat, offsets, next_code)
-    return v if (info >> 10) & 1 else 1.0 - v
+    """The mover's winning chance after a move (games.game.worth), by the table."""
+    v = 0.0 if info & OVER else lookup(layer_of, rank, flat, offsets, next_code)
+    return worth(info, v)
 
 
 @njit(cache=True)
@@ -28,7 +26,7 @@ def move_worths(layer_of, rank, flat, offsets, next_codes, infos):
 def bellman_many(moves, mirror, layer_of, rank, throws, probs, max_moves, flat, offsets,
                  codes):
     """T(V)(s) for each code s: sum over throws of p(t) times the best move's worth
-    (a forfeited throw is worth 1 - V(mirror(s)))."""
+    (a throw without a legal move is worth 1 - V(mirror(s)))."""
     out = np.empty(len(codes))
     for i in prange(len(codes)):
         out_codes = np.empty(max_moves, dtype=np.int64)
@@ -37,8 +35,8 @@ def bellman_many(moves, mirror, layer_of, rank, throws, probs, max_moves, flat, 
         total = 0.0
         for t in range(len(throws)):
             n = moves(code, throws[t], out_codes, out_info)
-            if n == 0:
-                best = 1.0 - lookup(layer_of, rank, flat, offsets, mirror(code))
+            if n == 0:  # the same board passes to the other side: a move with info 0
+                best = worth(0, lookup(layer_of, rank, flat, offsets, mirror(code)))
             else:
                 best = 0.0
                 for j in range(n):

@@ -14,15 +14,17 @@ the time of a sweep compared with rank order.
 
 Each pair's moves are tabled once (compressed rows in sweep order, in memory
 or, for units too large, in a file read back block by block), every sweep is
-then a gather. An entry is an int32:
-  -1                     the move wins: worth 1
-  (i << 2) | 0 / 1       U[i], or 1 - U[i]        (the mover throws again / the turn passes)
-  (i << 2) | 2 / 3       lower[i], or 1 - lower[i] (a piece borne off: a finished layer)
+then a gather. An entry is an int32, the move's worth being games.game.worth of:
+  -1                     the move wins
+  (i << 2) | 0 / 1       U[i]      (the turn passes / the mover throws again)
+  (i << 2) | 2 / 3       lower[i]  (a piece borne off: a finished layer), likewise
 counts[k, t] is the number of entries of throw t for the representative of pair
 k, counts[k, T + t] the same for its mirror; 0 means the throw is forfeited.
 """
 import numpy as np
 from numba import njit, prange
+
+from games.game import AGAIN, OVER, worth
 
 WIN = -1
 FORFEIT = -2  # in a policy: the throw has no legal move
@@ -89,16 +91,16 @@ def fill_slots(reps, partners, slot_of):
 @njit(cache=True)
 def encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset, next_code, info):
     """The entry of a move (see the module docstring)."""
-    if (info >> 11) & 1:
+    if info & OVER:
         return WIN
-    passes = 1 - ((info >> 10) & 1)
+    again = 1 if info & AGAIN else 0
     layer = layer_of(next_code)
     r = rank(next_code)
     if layer == L:
-        return (slot_of[r] << 2) | passes
+        return (slot_of[r] << 2) | again
     if layer == M:
-        return (slot_of[n_l + r] << 2) | passes
-    return ((lower_offset[layer] + r) << 2) | 2 | passes
+        return (slot_of[n_l + r] << 2) | again
+    return ((lower_offset[layer] + r) << 2) | 2 | again
 
 
 @njit(parallel=True, cache=True)
@@ -141,11 +143,10 @@ def fill_chunks(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l, rep
 @njit(cache=True)
 def _entry_value(U, lower, e):
     if e == WIN:
-        return 1.0
-    kind = e & 3
+        return worth(OVER, 0.0)
     i = e >> 2
-    v = U[i] if kind < 2 else np.float64(lower[i])
-    return 1.0 - v if kind & 1 else v
+    v = U[i] if e & 2 == 0 else np.float64(lower[i])
+    return worth(AGAIN if e & 1 else 0, v)
 
 
 @njit(cache=True)

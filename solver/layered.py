@@ -25,10 +25,10 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from games.game import layer_id, layer_pair
+from games.game import N_LAYER_IDS, layer_id, layer_pair
 from solver import hugepages, kernels
 from solver.table import write_table
-from tabula.provenance import code_version, machine, now, peak_memory_bytes
+from infra.provenance import code_version, machine, now, peak_memory_bytes
 
 MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
 DEFAULT_TOL = 1e-9
@@ -355,7 +355,7 @@ def _write_atomic(path: Path, data: bytes):
 
 def _lower_values(game, L, M, checkpoint):
     """The finished layers a unit's bearing-off moves reach, as one flat array."""
-    lower_offset = np.full(64, -1, dtype=np.int64)
+    lower_offset = np.full(N_LAYER_IDS, -1, dtype=np.int64)
     parts, start = [], 0
     for a, b in {L, M}:
         for target in ((a - 1, b), (b, a - 1)):

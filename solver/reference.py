@@ -7,9 +7,7 @@ more than `tol`. The tests compare the fast solver's tables with it.
 """
 import numpy as np
 
-from games.game import layer_id
-
-WIN, AGAIN, PASS = 0, 1, 2
+from games.game import OVER, layer_id, worths
 
 
 def reference_solve(game, max_total=None, tol=1e-13, max_iterations=1_000_000):
@@ -25,8 +23,8 @@ def reference_solve(game, max_total=None, tol=1e-13, max_iterations=1_000_000):
     def index(code):
         return offset[int(game.layer_of(code))] + int(game.rank(code))
 
-    # one row per (position, throw); each row lists its moves as (kind, target index)
-    kinds, targets, row_of_move, row_prob = [], [], [], []
+    # one row per (position, throw); each row lists its moves as (info, target index)
+    infos, targets, row_of_move, row_prob = [], [], [], []
     out_codes = np.zeros(game.max_moves, dtype=np.int64)
     out_info = np.zeros(game.max_moves, dtype=np.int64)
     for p in layers:
@@ -36,20 +34,16 @@ def reference_solve(game, max_total=None, tol=1e-13, max_iterations=1_000_000):
                 row = len(row_prob)
                 row_prob.append(prob)
                 k = game.moves(code, throw, out_codes, out_info)
-                if k == 0:  # forfeit: the same board, other side to throw
-                    kinds.append(PASS)
+                if k == 0:  # no legal move: the same board, the turn passes (info 0)
+                    infos.append(0)
                     targets.append(index(game.mirror(code)))
                     row_of_move.append(row)
                 for i in range(k):
                     info = int(out_info[i])
-                    if (info >> 11) & 1:
-                        kinds.append(WIN)
-                        targets.append(0)
-                    else:
-                        kinds.append(AGAIN if (info >> 10) & 1 else PASS)
-                        targets.append(index(out_codes[i]))
+                    infos.append(info)
+                    targets.append(0 if info & OVER else index(out_codes[i]))
                     row_of_move.append(row)
-    kinds = np.array(kinds)
+    infos = np.array(infos, dtype=np.int64)
     targets = np.array(targets)
     row_starts = np.flatnonzero(np.diff(np.concatenate([[-1], row_of_move])))
     row_prob = np.array(row_prob)
@@ -57,8 +51,7 @@ def reference_solve(game, max_total=None, tol=1e-13, max_iterations=1_000_000):
 
     V = np.full(n, 0.5)
     for _ in range(max_iterations):
-        worth = np.where(kinds == WIN, 1.0, np.where(kinds == AGAIN, V[targets], 1.0 - V[targets]))
-        best = np.maximum.reduceat(worth, row_starts)
+        best = np.maximum.reduceat(worths(infos, V[targets]), row_starts)
         new = np.bincount(position_of_row, weights=row_prob * best, minlength=n)
         change = np.abs(new - V).max()
         V = new

@@ -17,8 +17,8 @@ import numpy as np
 from numba import njit, prange
 
 from games import PositionError, get_game
-from games.game import layer_id, layer_pair
-from tabula.h5files import open_checked, plain
+from games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
+from infra.h5files import open_checked, plain
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1
@@ -63,9 +63,9 @@ def lookup(layer_of, rank, flat, offsets, code):
     """Value of `code` from a flat float32 array of layers starting at offsets[layer]
     (-1: not in the table, gives NaN). A side with no piece in play has won."""
     layer = layer_of(code)
-    if layer // 8 == 0:
+    if layer // LAYER_STRIDE == 0:
         return 1.0
-    if layer % 8 == 0:
+    if layer % LAYER_STRIDE == 0:
         return 0.0
     start = offsets[layer]
     if start < 0:
@@ -100,7 +100,7 @@ class Table:
             self.layers = [tuple(p) for p in json.loads(self.attrs["layers"])]
             self.layer_attrs = {p: {k: plain(v) for k, v in
                                     f[dataset_name(*p)].attrs.items()} for p in self.layers}
-            self.offsets = np.full(64, -1, dtype=np.int64)
+            self.offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
             if in_memory:
                 self.flat = np.empty(sum(self.game.layer_size(*p) for p in self.layers),
                                      dtype=np.float32)

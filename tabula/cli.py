@@ -6,7 +6,7 @@ as one line on stderr and exit status 2.
 import argparse
 import sys
 
-from tabula import __version__
+from infra import __version__
 from tabula.commands import datagen, eval, export, moves, pipeline, play, solve, table, value
 
 
@@ -48,7 +48,7 @@ def _train(argv):
 
 
 def _guarded(command, work) -> int:
-    from games import TabulaError
+    from infra.errors import TabulaError
     from tabula.commands.common import UsageError
     try:
         return work()

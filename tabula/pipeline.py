@@ -17,7 +17,8 @@ from pathlib import Path
 
 import yaml
 
-from games import TabulaError, get_game
+from games import get_game
+from infra.errors import TabulaError
 
 STAGES = ("solve", "datagen", "train", "finetune", "export", "report")
 DEFAULTS = {

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import numpy as np
 
-from games.boards import SIDES, draw
+from games.loop import advance
 
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
@@ -23,11 +23,7 @@ def decision_arrays(game, moves):
 
 
 def describe(game, move) -> str:
-    start = "a new piece" if move["from"] == 0 else f"{move['from']}"
-    if move["to"] == game.off_square:
-        text = f"{start} bears off"
-    else:
-        text = f"{start} -> {move['to']}"
+    text = f"{game.square_label(move['from'])} -> {game.square_label(move['to'])}"
     if move["over"]:
         text += " (wins)"
     elif move["again"]:
@@ -53,19 +49,18 @@ def play_game(game, humans, computer, hint, seed, console: Console):
     people; computer: the player of the other seat; hint(moves) -> winning chances or
     None. Returns the winning seat, or None when the players quit."""
     rng = np.random.default_rng(seed)
-    names = SIDES[game.name]
+    names = game.sides
     code, seat = game.start, 0
     while True:
         console.say()
-        console.say(draw(game, code, first_to_throw=seat == 0))
+        console.say(game.board(code, first_to_throw=seat == 0))
         throw = int(rng.choice(game.throws, p=game.probs))
         moves = game.legal_moves(code, throw)
         console.say(f"{names[seat]} throws {throw}")
+        choice = 0
         if not moves:
             console.say("  no legal move: the turn passes")
-            code, seat = game.mirror(code), 1 - seat
-            continue
-        if seat in humans and len(moves) > 1:
+        elif seat in humans and len(moves) > 1:
             choice = _ask_move(game, moves, hint, console)
             if choice is None:
                 return None
@@ -74,12 +69,13 @@ def play_game(game, humans, computer, hint, seed, console: Console):
                 np.array([code]), *decision_arrays(game, moves), np.array([rng.random()]))[0])
             who = "only move" if len(moves) == 1 else "plays"
             console.say(f"  {names[seat]} {who}: {describe(game, moves[choice])}")
-        move = moves[choice]
-        if move["over"]:
+        _, next_codes, infos = decision_arrays(game, moves)
+        code, passes, over = advance(game.mirror, code, len(moves), next_codes[0], infos[0],
+                                     choice)
+        if over:
             console.say(f"\n{names[seat]} wins.")
             return seat
-        code = move["position"]
-        if not move["again"]:
+        if passes:
             seat = 1 - seat
 
 

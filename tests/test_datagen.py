@@ -9,6 +9,7 @@ import torch
 from datagen.datafile import SPLITS, DataError, DataFile
 from datagen.generate import generate
 from games import get_game
+from games.game import LAYER_STRIDE
 from games.batch import layer_of_many, rank_many, unrank_many
 from tabula.cli import main
 
@@ -27,7 +28,8 @@ def test_labels_are_the_tables_values_and_codes_are_legal(tables, ur3_data):
         assert len(codes) > 1000
         assert np.array_equal(data[split]["values"], table.values(codes).astype(np.float32))
         layers = layer_of_many(game.layer_of, codes)
-        assert ((layers // 8 > 0) & (layers % 8 > 0)).all()   # no finished game
+        # no finished game
+        assert ((layers // LAYER_STRIDE > 0) & (layers % LAYER_STRIDE > 0)).all()
         assert np.array_equal(unrank_many(game.unrank, layers, rank_many(game.rank, codes)),
                               codes)
         for code in codes[:300]:   # the JSON form re-validates every rule of a position

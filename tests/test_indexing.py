@@ -7,7 +7,7 @@ import pytest
 
 from games import get_game, senet, ur
 from games.batch import layer_of_many, rank_many, unrank_many
-from games.game import layer_id
+from games.game import layer_id, layer_pair
 from games.sampling import uniform_positions
 
 SHARED = range(5, 13)
@@ -46,7 +46,7 @@ def assert_ranks_are_a_bijection(game, codes):
     layers = layer_of_many(game.layer_of, codes)
     ranks = rank_many(game.rank, codes)
     for layer in np.unique(layers):
-        a, b = divmod(int(layer), 8)
+        a, b = layer_pair(int(layer))
         in_layer = np.sort(ranks[layers == layer])
         assert np.array_equal(in_layer, np.arange(game.layer_size(a, b))), (a, b)
     assert np.array_equal(unrank_many(game.unrank, layers, ranks), codes)
@@ -112,7 +112,7 @@ def test_mirror_swaps_sides(name):
     for code in uniform_positions(game, 500, seed=3):
         twin = game.mirror(code)
         assert game.mirror(twin) == code
-        a, b = divmod(game.layer_of(code), 8)
+        a, b = layer_pair(game.layer_of(code))
         assert game.layer_of(twin) == layer_id(b, a)
         p, q = game.to_json(code), game.to_json(twin)
         assert p["me"] == q["opp"] and p["opp"] == q["me"]

@@ -4,6 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games import get_game
+from games.game import layer_pair
 
 UR = get_game("ur")
 SENET = get_game("senet")
@@ -32,7 +33,7 @@ def check_position(game, position):
     assert game.to_json(code) == position
     layer = game.layer_of(code)
     assert game.unrank(layer, game.rank(code)) == code
-    assert 0 <= game.rank(code) < game.layer_size(*divmod(layer, 8))
+    assert 0 <= game.rank(code) < game.layer_size(*layer_pair(layer))
     for throw in game.throws:
         for move in game.legal_moves(code, int(throw)):
             after = game.to_json(move["position"])

@@ -12,7 +12,7 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.pytorch.loggers import CSVLogger
 
 from datagen.datafile import DataError
-from tabula.provenance import code_version, machine
+from infra.provenance import code_version, machine
 
 from .data import ValueData
 from .evaluate import test_error

@@ -10,9 +10,9 @@ distribution over a decision's moves with the table's.
 import numpy as np
 from numba import njit, prange
 
-from eval.search import all_throws
+from games.batch import all_throws
 from games.game import OVER
-from games.rng import draw_throw, stream_key
+from games.rng import cumulative, draw_throw, stream_key
 from solver.bellman import move_worth
 
 
@@ -38,7 +38,6 @@ def sample_decisions(moves, layer_of, rank, throws, cum_probs, max_moves, flat, 
 
 def decisions_for(table, codes: np.ndarray, seed: int):
     """The decisions with two or more moves among those of `codes`."""
-    from games.rng import cumulative
     g = table.game
     counts, next_codes, infos, worths = sample_decisions(
         g.moves, g.layer_of, g.rank, g.throws, cumulative(g.probs), g.max_moves, table.flat,
@@ -50,7 +49,7 @@ def decisions_for(table, codes: np.ndarray, seed: int):
 def searched_decisions_for(table, codes: np.ndarray, seed: int):
     """The decisions of decisions_for, plus the moves of every throw after each of their
     moves that neither ends the game nor is unused, in row-major order of those moves:
-    leaf counts (k, T), leaf next codes (k, T, M), leaf infos (k, T, M) (eval.search's
+    leaf counts (k, T), leaf next codes (k, T, M), leaf infos (k, T, M) (games.batch's
     all_throws, so a throw with no move is one move passing the turn)."""
     g = table.game
     counts, next_codes, infos, worths = decisions_for(table, codes, seed)

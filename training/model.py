@@ -4,7 +4,8 @@ import lightning as L
 import torch
 from torch import nn
 
-from games import TabulaError, get_game
+from games import get_game
+from infra.errors import TabulaError
 from games.game import AGAIN, OVER
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
@@ -12,6 +13,14 @@ LOSSES = ("bce", "mse")
 # oneDNN builds a bfloat16 kernel for each batch shape it meets; padding batches to a
 # multiple of this keeps the shapes few (decision batches vary in size every step)
 BF16_ROWS = 512
+
+
+def torch_worths(infos, values):
+    """games.game.worths in torch (the tests pin the two together): 1 if the move won,
+    V(next) if the mover throws again, 1 - V(next) if the turn passes."""
+    over = (infos & OVER) != 0
+    again = (infos & AGAIN) != 0
+    return torch.where(over, 1.0, torch.where(again, values, 1.0 - values))
 
 
 class ModelError(TabulaError):
@@ -22,7 +31,7 @@ class ValueNet(L.LightningModule):
     """An MLP value net for one game variant.
 
     Args:
-        game: "ur" or "senet".
+        game: a registered game's name (tabula solve --help lists them).
         pieces: pieces a side of the variant the table was solved for.
         hidden: widths of the hidden layers.
         activation: one of relu, gelu, silu, tanh.
@@ -47,7 +56,7 @@ class ValueNet(L.LightningModule):
             Evaluation, export and play always run in float32.
     """
 
-    def __init__(self, game: str = "ur", pieces: int = 7, hidden: list[int] = (256, 256),
+    def __init__(self, game: str, pieces: int, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
                  weight_decay: float = 0.0, decision_weight: float = 0.0,
                  decision_temperature: float = 0.01, search_weight: float = 0.0,
@@ -115,15 +124,12 @@ class ValueNet(L.LightningModule):
         return loss
 
     def _move_worths(self, infos, live, values_of_next):
-        """Torch twin of eval.search.move_worths: the mover's winning chance after each
-        move (1 if it wins, V(next) if the mover throws again, else 1 - V(next)), with
+        """The mover's winning chance after each move (torch_worths), with
         values_of_next(need) giving V of the codes under the mask `need`."""
-        over = (infos & OVER) != 0
-        again = (infos & AGAIN) != 0
-        need = live & ~over
+        need = live & ((infos & OVER) == 0)
         v = torch.zeros(infos.shape)
         v[need] = values_of_next(need)
-        return torch.where(over, 1.0, torch.where(again, v, 1.0 - v))
+        return torch_worths(infos, v)
 
     def _choice_loss(self, worth, live, exact):
         """Cross-entropy from the table's choice distribution softmax(exact / t) over a

@@ -1,7 +1,7 @@
 """What the subcommands share: games, positions, throws, tables, JSON lines."""
 import json
 
-from games import GAMES, PositionError, get_game
+from games import GAMES, PositionError, get_game, pieces_help
 
 
 class UsageError(Exception):
@@ -11,7 +11,7 @@ class UsageError(Exception):
 def add_game_arguments(parser):
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
     parser.add_argument("--pieces", type=int, default=None,
-                        help="pieces a side (ur 1..7, default 7; senet 1..5, default 5)")
+                        help=f"pieces a side ({pieces_help()})")
 
 
 def game_from_args(args):

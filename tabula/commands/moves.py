@@ -52,8 +52,7 @@ def describe(game, code, throw, answer):
     for i, m in enumerate(answer["moves"], 1):
         notes = [note for flag, note in ((m["over"], "wins the game"),
                                          (m["again"], "throws again")) if flag]
-        source = "enter" if game.name == "ur" and m["from"] == 0 else str(m["from"])
-        target = "off" if m["to"] == game.off_square else str(m["to"])
+        source, target = game.square_label(m["from"]), game.square_label(m["to"])
         value = f"  value {m['value']:.6f}" if "value" in m else ""
         lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14}{value} "
                      f"then {json.dumps(m['position'])}")

@@ -1,6 +1,8 @@
 """tabula play: play in the terminal against the computer or a friend."""
 import numpy as np
 
+from games import GAMES, get_game
+
 from .common import UsageError, add_game_arguments, game_from_args, open_table
 
 
@@ -18,8 +20,9 @@ def add_parser(sub):
     p.add_argument("--model", metavar="FILE.onnx",
                    help="the network (default: the shipped models/GAMEPIECES.onnx)")
     p.add_argument("--table", metavar="FILE", help="a solved table: perfect play and hints")
-    p.add_argument("--side", help="your side: light or dark (ur), white or black (senet); "
-                                  "default the side that throws first")
+    p.add_argument("--side", help="your side, by the game's names (" + "; ".join(
+                       f"{n}: {' or '.join(get_game(n).sides)}" for n in sorted(GAMES))
+                   + "); default the side that throws first")
     p.add_argument("--hotseat", action="store_true", help="two people, no computer")
     p.add_argument("--seed", type=int, default=None, help="seed of the throws")
     p.set_defaults(run=run)
@@ -28,12 +31,11 @@ def add_parser(sub):
 def run(args):
     from eval.players import make_player
     from eval.search import move_worths
-    from games.boards import SIDES
     from solver.bellman import table_move_worths
     from tabula.play import Console, decision_arrays, default_model, play_game
     game = game_from_args(args)
     table = open_table(args)
-    sides = SIDES[game.name]
+    sides = game.sides
     side = args.side or sides[0]
     if side not in sides:
         raise UsageError(f"--side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")

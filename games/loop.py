@@ -1,0 +1,37 @@
+"""The game loop, one step at a time: the one place that says what happens after a
+throw and a choice. No legal move: the same board passes to the other side. A move
+that won: the game is over. Otherwise the turn passes unless the mover throws again.
+
+`advance` is used by every loop that plays games: random play (games.sampling),
+self-play (datagen), the lockstep engine (eval, through `advance_many`) and the
+terminal game.
+"""
+import numpy as np
+from numba import njit, prange
+
+from .game import AGAIN, OVER
+
+
+@njit(cache=True)
+def advance(mirror, code, n, next_codes, infos, j):
+    """The position after move j of the n legal moves (next_codes, infos) of `code`
+    (no move when n == 0), seen by whoever throws next; whether the turn passed to
+    the other side; whether the game is over."""
+    if n == 0:
+        return mirror(code), True, False
+    info = infos[j]
+    over = (info & OVER) != 0
+    return next_codes[j], not over and (info & AGAIN) == 0, over
+
+
+@njit(parallel=True, cache=True)
+def advance_many(mirror, codes, counts, next_codes, infos, chosen):
+    """`advance` for a batch of games (moves in rows of next_codes and infos)."""
+    n = len(codes)
+    out = np.empty(n, dtype=np.int64)
+    passes = np.empty(n, dtype=np.bool_)
+    over = np.empty(n, dtype=np.bool_)
+    for i in prange(n):
+        out[i], passes[i], over[i] = advance(mirror, codes[i], counts[i], next_codes[i],
+                                             infos[i], chosen[i])
+    return out, passes, over
