@@ -22,7 +22,7 @@ from numba import njit
 from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
 from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import LAYER_STRIDE, N_LAYER_IDS, Game, PositionError, layer_id
+from .game import LAYER_STRIDE, Game, PositionError
 from .progress import squares_sum
 
 NAME = "ur"
@@ -108,15 +108,14 @@ def progress(code):
 
 def _block_tables():
     """Offsets of the (k_m, s_m, k_o) blocks inside every layer, and layer sizes."""
-    n_layers = N_LAYER_IDS
-    offset = np.full((8, 8, 8, 8, 8), -1, dtype=np.int64)
-    block_start = np.zeros((n_layers, 513), dtype=np.int64)
-    block_key = np.zeros((n_layers, 512), dtype=np.int64)
-    n_blocks = np.zeros(n_layers, dtype=np.int64)
-    sizes = np.zeros(n_layers, dtype=np.int64)
-    for a in range(MAX_PIECES + 1):
-        for b in range(MAX_PIECES + 1):
-            layer = layer_id(a, b)
+    n = MAX_PIECES + 1   # tables indexed by (a, b, ...)
+    offset = np.full((n, n, n, 8, n), -1, dtype=np.int64)
+    block_start = np.zeros((n, n, 513), dtype=np.int64)
+    block_key = np.zeros((n, n, 512), dtype=np.int64)
+    n_blocks = np.zeros((n, n), dtype=np.int64)
+    sizes = np.zeros((n, n), dtype=np.int64)
+    for a in range(n):
+        for b in range(n):
             total = 0
             j = 0
             for k_m in range(a + 1):
@@ -129,13 +128,13 @@ def _block_tables():
                         if size == 0:
                             continue
                         offset[a, b, k_m, s_m, k_o] = total
-                        block_start[layer, j] = total
-                        block_key[layer, j] = k_m | (s_m << 4) | (k_o << 8)
+                        block_start[a, b, j] = total
+                        block_key[a, b, j] = k_m | (s_m << 4) | (k_o << 8)
                         total += size
                         j += 1
-            block_start[layer, j] = total
-            n_blocks[layer] = j
-            sizes[layer] = total
+            block_start[a, b, j] = total
+            n_blocks[a, b] = j
+            sizes[a, b] = total
     return offset, block_start, block_key, n_blocks, sizes
 
 
@@ -173,18 +172,18 @@ def unrank(layer, r):
     a = layer // LAYER_STRIDE
     b = layer % LAYER_STRIDE
     lo = 0
-    hi = N_BLOCKS[layer] - 1
+    hi = N_BLOCKS[a, b] - 1
     while lo < hi:  # last block whose start is <= r
         mid = (lo + hi + 1) // 2
-        if BLOCK_START[layer, mid] <= r:
+        if BLOCK_START[a, b, mid] <= r:
             lo = mid
         else:
             hi = mid - 1
-    key = BLOCK_KEY[layer, lo]
+    key = BLOCK_KEY[a, b, lo]
     k_m = key & 15
     s_m = (key >> 4) & 15
     k_o = (key >> 8) & 15
-    r -= BLOCK_START[layer, lo]
+    r -= BLOCK_START[a, b, lo]
     n_opp = BINOM[TRACK - s_m, k_o]
     mover = r // n_opp
     opp_rank = r % n_opp
@@ -198,7 +197,7 @@ def unrank(layer, r):
 
 
 def layer_size(a: int, b: int) -> int:
-    return int(LAYER_SIZES[layer_id(a, b)])
+    return int(LAYER_SIZES[a, b])
 
 
 def _squares(mask: int) -> list[int]:
