@@ -40,7 +40,7 @@ LAYER_STRIDE = 16  # layer id = a * LAYER_STRIDE + b: up to 15 pieces a side
 N_LAYER_IDS = LAYER_STRIDE * LAYER_STRIDE
 AGAIN = 1 << 10   # move info flag: the mover throws again
 OVER = 1 << 11    # move info flag: the move won the game
-RULES_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"
+RULES_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"  # the built-in games'
 
 
 class PositionError(TabulaError):
@@ -104,6 +104,7 @@ class Game:
     sides: tuple                 # names of the side that throws first, and the other
     square_names: dict           # square -> its label in a move ("enter", "off")
     code_layout: str             # the packed code's bits, for people and manifests
+    rules_file: Path             # the rules for people (Markdown)
 
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)
@@ -140,8 +141,7 @@ class Game:
         return self.draw(code, self.pieces, first_to_throw)
 
     def rules_text(self) -> str:
-        """The rules for people, docs/rules/NAME.md of the repository."""
-        path = RULES_DOCS / f"{self.name}.md"
-        if not path.is_file():
-            raise PositionError(f"no rules text for {self.name} ({path} is missing)")
-        return path.read_text(encoding="utf-8")
+        """The rules for people (docs/rules/NAME.md for the built-in games)."""
+        if not self.rules_file.is_file():
+            raise PositionError(f"no rules text for {self.name} ({self.rules_file} is missing)")
+        return self.rules_file.read_text(encoding="utf-8")

@@ -22,7 +22,7 @@ from numba import njit
 from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
 from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import LAYER_STRIDE, Game, PositionError
+from .game import LAYER_STRIDE, RULES_DOCS, Game, PositionError
 from .progress import squares_sum
 
 NAME = "ur"
@@ -363,4 +363,4 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 to_json=to_json, from_json=from_json,
                 features=partial(features, pieces=pieces), n_features=n_features(pieces),
                 heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
-                code_layout=__doc__.strip())
+                code_layout=__doc__.strip(), rules_file=RULES_DOCS / "ur.md")

@@ -1,9 +1,14 @@
 """Fixtures shared by the test modules: small solved tables."""
 import pytest
 
+import games
 from games import get_game
+from tests.toy import race
+
 from solver.layered import solve
 from solver.table import Table
+
+games.register(race)   # a game known only to the tests: it plugs in like any other
 
 # (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
 # total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900

@@ -1,0 +1,39 @@
+"""The architecture's two rules, checked on the source: the one-way package order
+(import-linter, contract in pyproject.toml) and no game's name outside games/."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from games import GAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERIC = ("infra", "solver", "datagen", "training", "export", "eval", "tabula")
+
+
+def test_packages_import_only_packages_below_them():
+    lint = Path(sys.executable).with_name("lint-imports")
+    done = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "1 kept, 0 broken" in done.stdout
+
+
+def test_no_code_outside_games_tests_a_games_name():
+    """A game name as a string literal in generic code means a dispatch on it (or a
+    default that picks one): that belongs behind the Game object."""
+    names = "|".join(re.escape(name) for name in GAMES)
+    literal = re.compile(rf"""(['"])({names})\1""")
+    found = []
+    for package in GENERIC:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if literal.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "game names outside games/:\n" + "\n".join(found)
+
+
+def test_the_name_check_would_catch_a_dispatch(tmp_path):
+    names = "|".join(re.escape(name) for name in GAMES)
+    literal = re.compile(rf"""(['"])({names})\1""")
+    assert literal.search('if game.name == "ur":') and literal.search("HEURISTICS['senet']")
+    assert not literal.search("the Royal Game of Ur (ur 1..7)")

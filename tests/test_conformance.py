@@ -1,0 +1,170 @@
+"""The game contract (games/game.py), checked on every registered game and variant,
+in the manner of OpenSpiel's generic game tests. A new game gets all of this by
+registering; the toy race of tests/toy is registered only here, by tests/conftest.py.
+
+Variants small enough are enumerated whole; larger ones are sampled (the cheap checks).
+"""
+import json
+
+import numpy as np
+import pytest
+
+from games import GAMES, PositionError, get_game
+from games.batch import layer_of_many, rank_many, unrank_many
+from games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
+from games.loop import advance
+from games.sampling import random_play_positions, uniform_positions
+from solver.layered import solve
+from solver.reference import reference_solve
+from solver.table import Table
+
+WHOLE = 300_000      # layers up to this size are enumerated whole
+SAMPLE = 20_000      # positions sampled from larger ones
+SOLVE_LIMIT = 20_000  # the smallest variant is solved both ways if it has at most this many
+
+VARIANTS = [(name, pieces) for name, module in sorted(GAMES.items())
+            for pieces in range(1, module.MAX_PIECES + 1)]
+
+
+def positions(game, seed=0):
+    """Positions to check: uniform within layers and met in random play."""
+    return np.concatenate([uniform_positions(game, SAMPLE, seed),
+                           random_play_positions(game, SAMPLE // 4, seed + 1)])
+
+
+@pytest.fixture(scope="module", params=VARIANTS, ids=[f"{n}{p}" for n, p in VARIANTS])
+def game(request):
+    return get_game(*request.param)
+
+
+def test_throws_layers_and_start(game):
+    assert len(game.throws) == len(game.probs) and (game.probs > 0).all()
+    assert abs(game.probs.sum() - 1.0) < 1e-12
+    assert game.throws.dtype == np.int64 and len(set(game.throws.tolist())) == len(game.throws)
+    assert len(set(game.layers)) == len(game.layers)
+    assert all(0 <= a < LAYER_STRIDE and 0 <= b < LAYER_STRIDE for a, b in game.layers)
+    assert layer_pair(game.layer_of(game.start)) in game.layers
+    assert game.total_positions() == sum(game.layer_size(*p) for p in game.layers)
+
+
+def test_rank_unrank_is_a_bijection_per_layer(game):
+    for a, b in game.layers:
+        size = game.layer_size(a, b)
+        ranks = (np.arange(size) if size <= WHOLE
+                 else np.random.default_rng(a * 16 + b).integers(0, size, SAMPLE))
+        codes = unrank_many(game.unrank, np.full(len(ranks), layer_id(a, b)), ranks)
+        assert (layer_of_many(game.layer_of, codes) == layer_id(a, b)).all(), (a, b)
+        assert np.array_equal(rank_many(game.rank, codes), ranks), (a, b)
+        if size <= WHOLE:
+            assert len(np.unique(codes)) == size, (a, b)
+
+
+def test_mirror_is_an_involution_that_swaps_the_layer(game):
+    for code in positions(game)[:5000]:
+        twin = game.mirror(code)
+        assert game.mirror(twin) == code
+        a, b = layer_pair(game.layer_of(code))
+        assert layer_pair(game.layer_of(twin)) == (b, a)
+
+
+def test_moves_are_legal_and_land_where_the_solver_expects(game):
+    """Distinct results, sane info fields, and successors only in the declared layers:
+    the mover's own layer (throwing again) or the mirror layer, with at most one piece
+    of the mover fewer; a win leaves the mover with none."""
+    declared = set(game.layers)
+    out_codes = np.zeros(game.max_moves, dtype=np.int64)
+    out_info = np.zeros(game.max_moves, dtype=np.int64)
+    for code in positions(game)[:8000]:
+        a, b = layer_pair(game.layer_of(code))
+        for throw in game.throws:
+            n = game.moves(code, throw, out_codes, out_info)
+            assert 0 <= n <= game.max_moves
+            assert len(set(out_codes[:n].tolist())) == n, "moves are told apart by result"
+            for nxt, info in zip(out_codes[:n], out_info[:n]):
+                assert info >> 12 == 0 and not (info & AGAIN and info & OVER)
+                mover, other = layer_pair(game.layer_of(nxt))
+                if not info & AGAIN:
+                    mover, other = other, mover   # the next thrower is the opponent
+                assert other == b and mover in (a, a - 1), (code, throw, info)
+                assert (mover == 0) == bool(info & OVER)
+                if not info & OVER:
+                    assert layer_pair(game.layer_of(nxt)) in declared
+
+
+def test_random_play_stays_in_declared_layers(game):
+    met = random_play_positions(game, 5000, seed=3)
+    declared = {layer_id(*p) for p in game.layers}
+    assert set(layer_of_many(game.layer_of, met).tolist()) <= declared
+
+
+def test_features_shape_and_dtype(game):
+    import torch
+    codes = torch.from_numpy(positions(game)[:512])
+    x = game.features(codes)
+    assert x.dtype == torch.float32 and tuple(x.shape) == (512, game.n_features)
+    assert torch.isfinite(x).all()
+
+
+def test_json_round_trip_and_bad_json_refused(game):
+    for code in positions(game)[:2000]:
+        obj = game.to_json(code)
+        assert game.position_from_json(json.loads(json.dumps(obj))) == code
+    for bad in (None, [], "start", 5, {}, {"me": "x"}, {"nonsense": 1}):
+        with pytest.raises(PositionError):
+            game.position_from_json(bad)
+    with pytest.raises(PositionError):
+        game.check_throw(int(game.throws.max()) + 1)
+
+
+def test_people_facing_parts(game):
+    """Heuristic in [0, 1], a board drawing, two side names, labels, the rules text."""
+    codes = positions(game)[:200]
+    for code in codes:
+        assert 0.0 <= game.heuristic(code) <= 1.0
+    assert isinstance(game.board(game.start, True), str) and game.board(game.start, False)
+    assert len(game.sides) == 2 and game.sides[0] != game.sides[1]
+    assert all(isinstance(label, str) for label in game.square_names.values())
+    assert game.rules_text().startswith("# ")
+    assert game.code_layout and game.features_doc()
+
+
+def test_the_game_loop_step(game):
+    out_codes = np.zeros(game.max_moves, dtype=np.int64)
+    out_info = np.zeros(game.max_moves, dtype=np.int64)
+    code = game.start
+    for throw in game.throws:
+        n = game.moves(code, throw, out_codes, out_info)
+        nxt, passes, over = advance(game.mirror, code, n, out_codes, out_info, 0)
+        if n == 0:
+            assert nxt == game.mirror(code) and passes and not over
+        else:
+            assert nxt == out_codes[0]
+            assert over == bool(out_info[0] & OVER)
+            assert passes == (not over and not out_info[0] & AGAIN)
+
+
+def test_the_move_worth_in_numba_numpy_and_torch_agree():
+    import torch
+
+    from training.model import torch_worths
+    infos = np.array([0, AGAIN, OVER, 3 | AGAIN, 7 << 5, OVER | 9], dtype=np.int64)
+    values = np.array([0.25, 0.25, 0.4, 0.9, 0.9, 0.1])
+    expected = np.array([worth(i, v) for i, v in zip(infos, values)])
+    assert np.allclose(expected, [0.75, 0.25, 1.0, 0.9, 0.1, 1.0], rtol=0, atol=1e-15)
+    assert np.array_equal(worths(infos, values), expected)
+    got = torch_worths(torch.from_numpy(infos), torch.from_numpy(values))
+    assert np.array_equal(got.numpy(), expected)
+
+
+SMALLEST = sorted({name: (name, 1) for name in GAMES}.values())
+
+
+@pytest.mark.parametrize("name,pieces", SMALLEST)
+def test_fast_solver_equals_the_reference_on_the_smallest_variant(name, pieces, tmp_path):
+    game = get_game(name, pieces)
+    assert game.total_positions() <= SOLVE_LIMIT
+    solve(game, tmp_path / "t.h5", quiet=True)
+    table = Table(tmp_path / "t.h5")
+    reference = reference_solve(game)
+    for layer, exact in reference.items():
+        assert np.abs(table.layer(*layer).astype(np.float64) - exact).max() <= 1e-7, layer
