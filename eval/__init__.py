@@ -1,1 +1,1 @@
-"""Players, exact regret against the table, matches, reports (not built yet: issue 7)."""
+"""Players, exact regret against the table, matches, reports."""

@@ -1,1 +1,1 @@
-"""Small self-contained ONNX models with a manifest (not built yet: issue 6)."""
+"""Small self-contained ONNX models (fp32, int8) with manifests."""

@@ -27,11 +27,11 @@ import numpy as np
 
 from games.game import N_LAYER_IDS, layer_id, layer_pair
 from solver import hugepages, kernels
+from solver.settings import SolveSettings
 from solver.table import write_table
 from infra.provenance import code_version, machine, now, peak_memory_bytes
 
 MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
-DEFAULT_TOL = 1e-9
 MAX_SWEEPS = 100_000
 POLICY_SWEEPS = 8  # cheap sweeps over the recorded best moves after each full sweep
 TABLE_BUDGET = 6 * 2**30  # bytes of tabled moves a unit may hold in memory
@@ -369,7 +369,7 @@ def _lower_values(game, L, M, checkpoint):
     return flat, lower_offset
 
 
-def solve(game, out, tol=DEFAULT_TOL, threads=None, max_total=None, quiet=False,
+def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=False,
           table_budget=TABLE_BUDGET) -> dict:
     """Solve `game` into the table file `out`; returns a summary dict.
     table_budget: bytes of tabled moves a unit may hold in memory before they

@@ -17,18 +17,27 @@ from pathlib import Path
 
 import yaml
 
+from dataclasses import asdict
+
+from datagen.settings import DatagenSettings
+from eval.settings import ReportSettings
+from export.settings import ExportSettings
 from games import get_game
 from infra.errors import TabulaError
+from solver.settings import SolveSettings
+from training.settings import TrainSettings
 
 STAGES = ("solve", "datagen", "train", "finetune", "export", "report")
+SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under train and finetune
+# each stage's defaults are its command's (the settings objects); only the sections of
+# LightningCLI and the report's players, which name the pipeline's own models, are new
 DEFAULTS = {
-    "solve": {"tol": 1e-9},
-    "datagen": {"games": 10000, "explore": 0.3, "uniform": 100000, "seed": 0,
-                "val_frac": 0.05, "test_frac": 0.05, "alternatives": False},
-    "train": {"model": {}, "data": {}, "trainer": {}, "patience": 5, "threads": 0, "seed": 0},
-    "finetune": {"model": {}, "data": {}, "trainer": {}},
-    "export": {"int8": True},
-    "report": {"games": 1000, "seed": 0,
+    "solve": asdict(SolveSettings()),
+    "datagen": asdict(DatagenSettings()),
+    "train": {**{section: {} for section in SECTIONS}, **asdict(TrainSettings())},
+    "finetune": {section: {} for section in SECTIONS},
+    "export": asdict(ExportSettings()),
+    "report": {**asdict(ReportSettings()),
                "players": ["random", "heuristic", "expectimax:1", "net", "net+search",
                            "net-int8", "perfect"]},
 }
@@ -72,6 +81,18 @@ def _stamp(*parts) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def stage_paths(config: dict) -> dict:
+    """Where each stage's result is, in the config's workdir."""
+    work = Path(config["workdir"])
+    paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
+             "train": work / "train" / "checkpoints" / "best.ckpt",
+             "finetune": work / "finetune" / "checkpoints" / "best.ckpt",
+             "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
+    if not config["finetune"]:
+        paths["finetune"] = paths["train"]   # nothing to do: export takes train's weights
+    return paths
+
+
 def run_pipeline(config: dict, log=print) -> dict:
     """Run the stages that are not up to date; return where each result is."""
     work = Path(config["workdir"])
@@ -79,12 +100,7 @@ def run_pipeline(config: dict, log=print) -> dict:
     state_path = work / "stages.json"
     state = json.loads(state_path.read_text()) if state_path.is_file() else {}
     game = get_game(config["game"], config["pieces"])
-    paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
-             "train": work / "train" / "checkpoints" / "best.ckpt",
-             "finetune": work / "finetune" / "checkpoints" / "best.ckpt",
-             "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
-    if not config["finetune"]:
-        paths["finetune"] = paths["train"]   # nothing to do: export takes train's weights
+    paths = stage_paths(config)
     actions = {"solve": _solve, "datagen": _datagen, "train": _train,
                "finetune": _finetune, "export": _export, "report": _report}
     upstream = [game.name, game.pieces]
@@ -131,29 +147,36 @@ def _datagen(game, config, paths, work):
 
 
 def _train(game, config, paths, work):
-    _run_training(game, config["train"], paths, work / "train")
+    _run_training(training_config(game, config, "train", paths), work / "train")
 
 
 def _finetune(game, config, paths, work):
-    t, f = config["train"], config["finetune"]
-    settings = {**t, **{key: {**t[key], **f[key]} for key in ("model", "data", "trainer")}}
-    settings["model"]["init_from"] = str(paths["train"])
-    _run_training(game, settings, paths, work / "finetune")
+    _run_training(training_config(game, config, "finetune", paths), work / "finetune")
 
 
-def _run_training(game, t, paths, root):
+def training_config(game, config, stage, paths) -> dict:
+    """The `tabula train` config of stage train or finetune (whose settings are laid
+    over train's, starting from train's best weights)."""
+    t = config["train"]
+    if stage == "finetune":
+        f = config["finetune"]
+        t = {**t, **{key: {**t[key], **f[key]} for key in SECTIONS}}
+        t["model"]["init_from"] = str(paths["train"])
+    data = {**t["data"], "path": str(paths["datagen"])}
+    if data.get("decisions") or data.get("searched"):
+        data["table"] = str(paths["solve"])
+    root = Path(config["workdir"]) / stage
+    return {"seed_everything": t["seed"], "patience": t["patience"], "threads": t["threads"],
+            "model": {**t["model"], "game": game.name, "pieces": game.pieces},
+            "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
+
+
+def _run_training(train_config, root):
     import shutil
 
     from training.cli import run
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-    data = {**t["data"], "path": str(paths["datagen"])}
-    if data.get("decisions") or data.get("searched"):
-        data["table"] = str(paths["solve"])
-    train_config = {"seed_everything": t["seed"], "patience": t["patience"],
-                    "threads": t["threads"],
-                    "model": {**t["model"], "game": game.name, "pieces": game.pieces},
-                    "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
     config_path = root.with_suffix(".yaml")
     config_path.write_text(yaml.safe_dump(train_config, sort_keys=False))
     run(["--config", str(config_path)])

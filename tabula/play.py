@@ -83,10 +83,14 @@ def _ask_move(game, moves, hint, console):
     for j, m in enumerate(moves, 1):
         console.say(f"  {j}: {describe(game, m)}")
     while True:
-        answer = console.ask(f"your move (1-{len(moves)}, ? for winning chances, q to quit): ")
+        answer = console.ask(f"your move (1-{len(moves)}, ? for winning chances, "
+                             "rules, q to quit): ")
         if answer is None or answer in ("q", "quit"):
             console.say("bye")
             return None
+        if answer == "rules":
+            console.say(game.rules_text())
+            continue
         if answer == "?":
             chances = hint(moves)
             if chances is None:

@@ -12,6 +12,7 @@ TINY = {"name": "tiny", "game": "ur", "pieces": 2,
         "train": {"model": {"hidden": [16]}, "data": {"batch_size": 512},
                   "trainer": {"max_epochs": 2, "enable_progress_bar": False,
                               "enable_model_summary": False}},
+        "export": {"int8": True},
         "report": {"games": 200, "players": ["random", "heuristic", "net", "net-int8",
                                              "net+search", "perfect"]}}
 
@@ -76,3 +77,33 @@ def test_shipped_pipeline_configs_load():
     for path in folder.glob("*.yaml"):
         config = load_config(path)
         assert config["game"] in ("ur", "senet") and config["report"]["players"]
+
+
+# the path-like settings differ between the machine that trained and the recipe's workdir
+PATHS = {("model", "init_from"), ("data", "path"), ("data", "table"),
+         ("trainer", "default_root_dir")}
+
+
+@pytest.mark.parametrize("model", ["ur7", "ur7.int8", "senet4", "senet4.int8"])
+def test_each_shipped_model_was_trained_by_its_recipe(model):
+    """models/NAME.json's training config is what configs/pipeline/NAME.yaml gives for its
+    last training stage (finetune where there is one), every key the recipe sets."""
+    from pathlib import Path
+
+    from games import get_game
+    from tabula.pipeline import stage_paths, training_config
+    root = Path(__file__).resolve().parent.parent
+    manifest = json.loads((root / "models" / f"{model}.json").read_text())
+    config = load_config(root / "configs" / "pipeline" / f"{model.split('.')[0]}.yaml")
+    game = get_game(config["game"], config["pieces"])
+    assert (manifest["game"], manifest["pieces"]) == (game.name, game.pieces)
+    stage = "finetune" if config["finetune"] else "train"
+    recipe = training_config(game, config, stage, stage_paths(config))
+    used = manifest["config"]
+    for key in ("seed_everything", "patience", "threads"):
+        assert used[key] == recipe[key], key
+    for section in ("model", "data", "trainer"):
+        for key, value in recipe[section].items():
+            if (section, key) not in PATHS:
+                assert used[section][key] == value, (section, key)
+    assert ("init_from" in used["model"]) == (stage == "finetune")

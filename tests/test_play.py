@@ -14,8 +14,9 @@ def test_a_full_game_against_the_computer(tables, monkeypatch, capsys):
     table = str(tables[("ur", 3)].path)
     code, out = play(monkeypatch, capsys, ["ur", "--pieces", "3", "--level", "apprentice",
                                            "--table", table, "--seed", "4"],
-                     "x\n0\n?\n" + "1\n" * 400)
+                     "x\n0\n?\nrules\n" + "1\n" * 400)
     assert code == 0
+    assert "# The Royal Game of Ur" in out.out and "House of" not in out.out
     assert "'x' is not a move number" in out.out and "'0' is not a move number" in out.out
     assert "you win with" in out.out
     assert out.out.rstrip().endswith("wins.")
@@ -32,6 +33,13 @@ def test_hotseat_senet_to_the_end_and_master_with_table(tables, monkeypatch, cap
                                            "--table", table, "--side", "dark", "--seed", "1"],
                      "q\n")
     assert code == 0 and "bye" in out.out
+
+
+def test_rules_of_every_game(capsys):
+    for name in ("ur", "senet"):
+        assert main(["play", name, "--rules"]) == 0
+        text = capsys.readouterr().out
+        assert text.startswith("# ") and "## The end" in text
 
 
 def test_missing_network_and_wrong_side_are_refused(monkeypatch, capsys):

@@ -1,1 +1,1 @@
-"""Lightning MLP value nets that imitate the table (not built yet: issue 5)."""
+"""Lightning MLP value nets that imitate the table."""

@@ -17,6 +17,7 @@ from infra.provenance import code_version, machine
 from .data import ValueData
 from .evaluate import test_error
 from .model import ValueNet
+from .settings import TrainSettings
 
 DESCRIPTION = """Train an MLP value net on a `tabula datagen` file. Settings come from a
 YAML config (--config configs/NAME.yaml) with model:, data: and trainer: sections;
@@ -38,9 +39,9 @@ class OneLineParser(LightningArgumentParser):
 
 class TrainCLI(LightningCLI):
     def add_arguments_to_parser(self, parser):
-        parser.add_argument("--patience", type=int, default=5,
+        parser.add_argument("--patience", type=int, default=TrainSettings.patience,
                             help="stop after this many epochs without a better val_loss")
-        parser.add_argument("--threads", type=int, default=0,
+        parser.add_argument("--threads", type=int, default=TrainSettings.threads,
                             help="torch threads (0: torch's default, all cores)")
 
     def instantiate_trainer(self, **kwargs):
@@ -58,7 +59,8 @@ class TrainCLI(LightningCLI):
 def run(argv) -> int:
     # tabula hands LightningCLI its part of the command line on purpose
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
-    cli = TrainCLI(ValueNet, ValueData, run=False, args=argv, seed_everything_default=0,
+    cli = TrainCLI(ValueNet, ValueData, run=False, args=argv,
+                   seed_everything_default=TrainSettings.seed,
                    trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
                    save_config_kwargs={"overwrite": True}, parser_class=OneLineParser,
                    parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})

@@ -3,6 +3,8 @@ import json
 import sys
 from pathlib import Path
 
+from datagen.settings import DatagenSettings as D
+
 from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
                      open_table)
 
@@ -19,19 +21,20 @@ def add_parser(sub):
     add_game_arguments(p)
     add_table_argument(p, required=True)
     p.add_argument("--out", required=True, metavar="FILE.h5", help="data file to write")
-    p.add_argument("--games", type=int, default=10000, help="self-play games (default 10000)")
-    p.add_argument("--explore", type=float, default=0.3,
-                   help="largest per-decision exploration rate (default 0.3)")
-    p.add_argument("--uniform", type=int, default=100000, metavar="M",
-                   help="positions drawn uniformly within layers (default 100000)")
+    p.add_argument("--games", type=int, default=D.games,
+                   help=f"self-play games (default {D.games})")
+    p.add_argument("--explore", type=float, default=D.explore,
+                   help=f"largest per-decision exploration rate (default {D.explore})")
+    p.add_argument("--uniform", type=int, default=D.uniform, metavar="M",
+                   help=f"positions drawn uniformly within layers (default {D.uniform})")
     p.add_argument("--alternatives", action="store_true",
                    help="also record, at every self-play decision, the positions the moves "
                         "not chosen lead to (what a player must rank)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    p.add_argument("--val-frac", type=float, default=0.05,
-                   help="share of positions held out for validation (default 0.05)")
-    p.add_argument("--test-frac", type=float, default=0.05,
-                   help="share of positions held out for testing (default 0.05)")
+    p.add_argument("--seed", type=int, default=D.seed, help=f"random seed (default {D.seed})")
+    p.add_argument("--val-frac", type=float, default=D.val_frac,
+                   help=f"share of positions held out for validation (default {D.val_frac})")
+    p.add_argument("--test-frac", type=float, default=D.test_frac,
+                   help=f"share of positions held out for testing (default {D.test_frac})")
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")

@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+from eval.settings import ReportSettings
+
 from .common import UsageError, add_game_arguments, add_table_argument, game_from_args, open_table
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
@@ -53,8 +55,10 @@ def add_parser(sub):
 
 def _common(p, games):
     if games:
-        p.add_argument("--games", type=int, default=1000, help="games per player (default 1000)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+        p.add_argument("--games", type=int, default=ReportSettings.games,
+                       help=f"games per player (default {ReportSettings.games})")
+    p.add_argument("--seed", type=int, default=ReportSettings.seed,
+                   help=f"random seed (default {ReportSettings.seed})")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
 

@@ -2,6 +2,8 @@
 import json
 from pathlib import Path
 
+from export.settings import ExportSettings
+
 from .common import UsageError, check_output
 
 
@@ -15,7 +17,7 @@ def add_parser(sub):
                     "parity against PyTorch on 20,000 positions (fp32 must be within 1e-6).")
     p.add_argument("checkpoint", metavar="CHECKPOINT", help="a checkpoint of tabula train")
     p.add_argument("--out", required=True, metavar="MODEL.onnx", help="fp32 model to write")
-    p.add_argument("--int8", action="store_true",
+    p.add_argument("--int8", action="store_true", default=ExportSettings.int8,
                    help="also write MODEL.int8.onnx: int8 weights (one scale per unit; the "
                         "first and last layers stay float32), float32 arithmetic")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

@@ -12,7 +12,8 @@ def add_parser(sub):
         "play", help="play a game in the terminal against the computer or a friend",
         description="The board is drawn as the game draws it, each throw is shown and the "
                     "legal moves are numbered; type a move's number, ? for each move's "
-                    "winning chance (from --table or --model), q to quit. Levels: "
+                    "winning chance (from --table or --model), rules for the rules of "
+                    "the game, q to quit. Levels: "
                     + "; ".join(f"{k}: {v}" for k, v in LEVELS.items()) + ".")
     add_game_arguments(p)
     p.add_argument("--level", choices=list(LEVELS), default="journeyman",
@@ -25,6 +26,8 @@ def add_parser(sub):
                    + "); default the side that throws first")
     p.add_argument("--hotseat", action="store_true", help="two people, no computer")
     p.add_argument("--seed", type=int, default=None, help="seed of the throws")
+    p.add_argument("--rules", action="store_true",
+                   help="print the rules of the game (docs/rules/GAME.md) and exit")
     p.set_defaults(run=run)
 
 
@@ -34,6 +37,9 @@ def run(args):
     from solver.bellman import table_move_worths
     from tabula.play import Console, decision_arrays, default_model, play_game
     game = game_from_args(args)
+    if args.rules:
+        print(game.rules_text())
+        return 0
     table = open_table(args)
     sides = game.sides
     side = args.side or sides[0]

@@ -3,6 +3,8 @@ import json
 import sys
 from pathlib import Path
 
+from solver.settings import SolveSettings
+
 from .common import UsageError, add_game_arguments, check_output, game_from_args
 
 
@@ -16,8 +18,9 @@ def add_parser(sub):
                     "only when complete.")
     add_game_arguments(p)
     p.add_argument("--out", required=True, metavar="FILE", help="table file to write (.h5)")
-    p.add_argument("--tol", type=float, default=1e-9,
-                   help="stop a layer when no value changes by more than this (default 1e-9)")
+    p.add_argument("--tol", type=float, default=SolveSettings.tol,
+                   help="stop a layer when no value changes by more than this "
+                        f"(default {SolveSettings.tol:g})")
     p.add_argument("--threads", type=int, default=None,
                    help="threads for the compiled kernels (default: all cores)")
     p.add_argument("--max-total", type=int, default=None, metavar="K",
