@@ -6,13 +6,10 @@ with E[x] the layer's mean input over sample positions (bias correction).
 
 Why not onnxruntime's dynamic quantization: it quantizes the activations with a
 range taken over the whole batch, so a position's value depended on the other
-positions evaluated with it, and on the Ur net shipped before it gave away 0.190
-points a game more than fp32. Int8 weights alone (first layer float32): +0.094;
-with bias correction: +0.024, the scheme here; the same with the first layer
-quantized too: +0.059 (10,000 games each; docs/BENCHMARKS.md). The last layer has
-one output unit, so one scale for all its weights: kept float32 (64 weights), the
-three Ur nets of the searched-decision trials lost +0.011, +0.023 and +0.031
-instead of +0.057, +0.044 and +0.133.
+positions evaluated with it. Why the first and the last layer stay float32 (the
+last has one output unit, so one scale for all its weights) and why the bias
+correction: each cut the loss over fp32 several-fold; the measurements are in
+docs/BENCHMARKS.md (the int8 rows and notes of "Distillation").
 """
 import numpy as np
 import onnx
