@@ -1,9 +1,9 @@
 """Labelled position sets in HDF5 (format tabula-data, version 1).
 
 File layout:
-  attrs   format, format_version, game, rules, pieces, n_features, table_sha256,
-          table_file, settings (JSON), counts (JSON), data_sha256 (of every split's
-          codes, values and source, in split order), code_version, machine
+  attrs   the common fields (infra/manifest.py), n_features, table_sha256,
+          table_file, settings (JSON), counts (JSON), sources (JSON), data_sha256
+          (of every split's codes, values and source, in split order)
   train/ val/ test/   codes int64, values float32 (the mover's exact winning
           chance), source uint8 (index into SOURCES: met in self-play, drawn
           uniformly, or reached by a move self-play did not choose); each shuffled
@@ -21,6 +21,7 @@ import numpy as np
 from games import get_game
 from infra.errors import TabulaError
 from infra.h5files import open_checked
+from infra.manifest import missing_fields
 
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1
@@ -42,10 +43,10 @@ def data_sha256(splits: dict) -> str:
 
 
 def write_data(path, splits: dict, attrs: dict):
-    """Write the splits ({name: {codes, values, source}}) and attrs to `path`."""
+    """Write the splits ({name: {codes, values, source}}) and attrs (the common fields
+    of infra/manifest.py and the set's own) to `path`."""
     with h5py.File(path, "w", track_order=False) as f:
-        f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION, **attrs,
-                        "data_sha256": data_sha256(splits)})
+        f.attrs.update({**attrs, "data_sha256": data_sha256(splits)})
         for name in SPLITS:
             group = f.create_group(name)
             for key, dtype in (("codes", np.int64), ("values", np.float32),
@@ -71,6 +72,16 @@ class DataFile:
                             f"pieces={self.game.pieces}, not of {game} with pieces={pieces}")
         self.settings = json.loads(self.attrs["settings"])
         self.counts = json.loads(self.attrs["counts"])
+
+    def verify(self) -> dict:
+        """Recompute the checksum of every split; the schema's fields present."""
+        splits = {s: {k: self.read(s, k) for k in ("codes", "values", "source")}
+                  for s in SPLITS}
+        sha256 = data_sha256(splits)
+        missing = missing_fields(self.attrs)
+        ok = sha256 == self.attrs["data_sha256"]
+        return {"data": str(self.path), "data_sha256_ok": ok, "data_sha256": sha256,
+                "missing_fields": missing, "ok": ok and not missing}
 
     def read(self, split: str, key: str, start: int = 0, stop: int | None = None):
         with h5py.File(self.path, "r") as f:

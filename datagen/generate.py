@@ -15,9 +15,9 @@ from games.batch import unrank_many
 from games.game import layer_id
 from games.rng import cumulative, stream_key, uniform
 from infra.progress import ProgressLine
-from infra.provenance import code_version, machine
+from infra.manifest import stamp
 
-from .datafile import SOURCES, SPLITS, data_sha256, write_data
+from .datafile import FORMAT, FORMAT_VERSION, SOURCES, SPLITS, data_sha256, write_data
 from .selfplay import play_games
 
 GAMES_PER_CHUNK = 4096
@@ -122,11 +122,11 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
                 "alternatives": alternatives,
                 "val_frac": val_frac, "test_frac": test_frac,
                 "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
-    attrs = {"game": g.name, "rules": g.rules, "pieces": g.pieces, "n_features": g.n_features,
+    meta = stamp(FORMAT, FORMAT_VERSION, g, created=False)
+    attrs = {**meta, "machine": _json(meta["machine"]), "n_features": g.n_features,
              "table_sha256": table.attrs["sha256"], "table_file": table.path.name,
              "settings": _json(settings), "counts": _json(counts),
-             "sources": _json(list(SOURCES)), "code_version": code_version(),
-             "machine": _json(machine())}
+             "sources": _json(list(SOURCES))}
     out = Path(out)
     partial = out.with_name(out.name + ".partial")
     write_data(partial, splits, attrs)

@@ -5,11 +5,13 @@ from pathlib import Path
 
 import numpy as np
 
-from infra.provenance import code_version, machine, now
+from infra.errors import TabulaError
+from infra.manifest import missing_fields, stamp
 
 from .measures import regret
 from .players import make_player
 
+FORMAT, FORMAT_VERSION = "tabula-report", 1   # results.json's provenance
 STANDARD_PLAYERS = ["random", "heuristic", "expectimax:1", "expectimax:2", "perfect"]
 COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
            ("decisions_per_game", "decisions/game", "{:.1f}"),
@@ -37,10 +39,8 @@ def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict
     for spec in specs:
         results.append(regret(game, table, make_player(spec, game, table), games, seed, quiet))
     rows = [r.summary for r in results]
-    provenance = {"game": game.name, "rules": game.rules, "pieces": game.pieces,
-                  "table": str(table.path), "table_sha256": table.attrs["sha256"],
-                  "games": games, "seed": seed, "code_version": code_version(),
-                  "machine": machine(), "created": now()}
+    provenance = {**stamp(FORMAT, FORMAT_VERSION, game), "table": str(table.path),
+                  "table_sha256": table.attrs["sha256"], "games": games, "seed": seed}
     _plots(results, out)
     (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
                                                  indent=2) + "\n")
@@ -60,6 +60,22 @@ def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict
         f"- machine {provenance['machine']['cpu']}, {provenance['machine']['cores']} cores\n")
     return {"out": str(out), "players": rows, "provenance": provenance,
             "table_markdown": summary_table(rows)}
+
+
+def verify_report(folder: Path) -> dict:
+    """A report folder: results.json with the schema's fields, REPORT.md and the plots."""
+    results = folder / "results.json"
+    if not results.is_file():
+        raise TabulaError(f"{folder} holds no results.json: not a report (tabula eval report)")
+    try:
+        provenance = json.loads(results.read_text()).get("provenance", {})
+    except (ValueError, AttributeError):
+        raise TabulaError(f"{results} is not a report's JSON") from None
+    missing = missing_fields(provenance)
+    absent = [name for name in ("REPORT.md", "loss_per_game.png", "loss_distribution.png")
+              if not (folder / name).is_file()]
+    return {"report": str(folder), "provenance": provenance, "missing_fields": missing,
+            "missing_files": absent, "ok": not missing and not absent}
 
 
 def _plots(results, out: Path):

@@ -6,6 +6,7 @@ import numpy as np
 
 from games import get_game
 from infra.errors import TabulaError
+from infra.manifest import missing_fields, sha256_file
 
 
 class ModelError(TabulaError):
@@ -42,6 +43,20 @@ class OnnxValueModel:
         except Exception as err:  # noqa: BLE001 - any unloadable file gets one line
             raise ModelError(f"{self.path} is not a loadable ONNX model ({err})") from None
         self.input = self.session.get_inputs()[0].name
+
+    def verify(self) -> dict:
+        """The file's SHA-256 against its manifest, the schema's fields, and values in
+        [0, 1] from the start position and 1,000 positions drawn within layers."""
+        from games.sampling import uniform_positions
+        sha256 = sha256_file(self.path)
+        missing = missing_fields(self.manifest)
+        codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])
+        values = self.predict(codes)
+        sane = bool(np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all())
+        sha_ok = sha256 == self.manifest.get("sha256")
+        return {"model": str(self.path), "sha256_ok": sha_ok, "sha256": sha256,
+                "values_ok": sane, "missing_fields": missing,
+                "ok": sha_ok and sane and not missing}
 
     def predict(self, codes) -> np.ndarray:
         codes = np.ascontiguousarray(codes, dtype=np.int64)

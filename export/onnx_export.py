@@ -6,7 +6,6 @@ game's features inside (games/features.py is written in traceable tensor
 operators), then the MLP and the sigmoid: a client needs nothing but the codes.
 """
 import contextlib
-import hashlib
 import io
 import json
 import logging
@@ -20,7 +19,7 @@ import yaml
 
 from infra.errors import TabulaError
 from games.sampling import uniform_positions
-from infra.provenance import code_version, now
+from infra.manifest import sha256_file, stamp
 
 from .model_file import OnnxValueModel
 from .quantize import mean_inputs, quantize_weights
@@ -30,6 +29,7 @@ PARITY_BOUND = 1e-6
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 CALIBRATION_SEED = 54321
 INPUT_NAME, OUTPUT_NAME = "codes", "win_probability"
+FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
 
 
 class ExportError(TabulaError):
@@ -43,14 +43,6 @@ class Probability(torch.nn.Module):
 
     def forward(self, codes):
         return torch.sigmoid(self.net(codes))
-
-
-def sha256_file(path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def load_checkpoint(path):
@@ -94,8 +86,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
                           external_data=False)
     _strip_debug_info(partial)
     os.replace(partial, out)
-    common = {"format": "tabula-onnx-value", "game": game.name, "rules": game.rules,
-              "pieces": game.pieces, "parameters": net.parameter_count(),
+    common = {**stamp(FORMAT, FORMAT_VERSION, game), "parameters": net.parameter_count(),
               "hidden": list(net.hparams.hidden), "activation": net.hparams.activation,
               "input": {"name": INPUT_NAME, "dtype": "int64", "shape": ["batch"],
                         "description": "packed position codes, seen by the player about "
@@ -105,10 +96,10 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
               "output": {"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch"],
                          "description": "probability that the player about to throw wins"},
               "checkpoint": str(checkpoint), "checkpoint_sha256": sha256_file(checkpoint),
+              "data_file": recorded.get("data_path"),
               "data_sha256": recorded.get("data_sha256"),
               "table_sha256": recorded.get("table_sha256"),
-              "config": _run_config(checkpoint), "code_version": code_version(),
-              "created": now()}
+              "config": _run_config(checkpoint)}
     fp32 = _finish(out, common, codes, reference, "fp32")
     results = {"fp32": fp32}
     if int8:

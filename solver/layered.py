@@ -29,7 +29,7 @@ from games.game import N_LAYER_IDS, layer_id, layer_pair
 from solver import hugepages, kernels
 from solver.settings import SolveSettings
 from solver.table import write_table
-from infra.provenance import code_version, machine, now, peak_memory_bytes
+from infra.provenance import peak_memory_bytes
 
 MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
 MAX_SWEEPS = 100_000
@@ -412,8 +412,7 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
     max_residual = max(s["residual"] for s in per_unit)
     attrs = {"tolerance": tol, "max_total": -1 if max_total is None else max_total,
              "solve_seconds": sum(s["seconds"] for s in per_unit),
-             "max_residual": max_residual, "machine": json.dumps(machine()),
-             "code_version": code_version(), "created": now()}
+             "max_residual": max_residual}
     start_stats = stats.get(layer_pair(game.layer_of(game.start)), {})
     if "start_value" in start_stats:
         attrs["start_value"] = start_stats["start_value"]

@@ -1,9 +1,9 @@
 """Solved tables in HDF5: one contiguous float32 dataset per layer, memory-mappable.
 
 File layout:
-  attrs   format, format_version, game, rules, pieces, tolerance, layers (JSON),
+  attrs   the common fields (infra/manifest.py), layers (JSON), tolerance,
           sha256 (of the float32 values, layers in file order), solve_seconds,
-          max_residual, machine, code_version, created
+          max_residual, start_value
   layers/A_B   float32[size of layer (A, B)], attrs: sweeps, last_change,
                residual, seconds
 Datasets are aligned to 4 KiB so the whole file can be mapped as float32.
@@ -19,6 +19,7 @@ from numba import njit, prange
 from games import PositionError, get_game
 from games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
 from infra.h5files import open_checked, plain
+from infra.manifest import stamp
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1
@@ -42,9 +43,9 @@ def values_sha256(arrays) -> str:
 
 def write_table(path, game, layers, read_layer, attrs, layer_attrs):
     """Write layers (in order) to `path`; read_layer(a, b) gives each float32 array."""
+    meta = stamp(FORMAT, FORMAT_VERSION, game)
     with h5py.File(path, "w", alignment_threshold=1, alignment_interval=ALIGN) as f:
-        f.attrs.update({"format": FORMAT, "format_version": FORMAT_VERSION,
-                        "game": game.name, "rules": game.rules, "pieces": game.pieces,
+        f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
                         "layers": json.dumps([list(p) for p in layers])})
 
         def written():

@@ -4,6 +4,7 @@ import numpy as np
 
 from games.game import layer_id
 from games.batch import unrank_many
+from infra.manifest import missing_fields
 from solver.bellman import table_bellman
 from solver.table import Table, values_sha256
 
@@ -26,6 +27,7 @@ def verify_table(path, sample=100_000, seed=0) -> dict:
                               "residual": residual}
     worst = max(v["residual"] for v in layers.values())
     sha_ok = sha256 == table.attrs["sha256"]
+    missing = missing_fields(table.attrs)
     return {"table": str(path), "sha256_ok": sha_ok, "sha256": sha256,
-            "max_residual": worst, "residual_bound": RESIDUAL_BOUND,
-            "ok": sha_ok and worst <= RESIDUAL_BOUND, "layers": layers}
+            "max_residual": worst, "residual_bound": RESIDUAL_BOUND, "missing_fields": missing,
+            "ok": sha_ok and worst <= RESIDUAL_BOUND and not missing, "layers": layers}

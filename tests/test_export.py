@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from export.model_file import OnnxValueModel
-from export.onnx_export import sha256_file
+from infra.manifest import sha256_file
 from games.sampling import uniform_positions
 from tabula.cli import main
 from training.evaluate import predict

@@ -1,0 +1,138 @@
+"""tabula verify: any of tabula's files (table, data set, model, report) against its
+checksums and schema, and the provenance chain model -> data -> table."""
+import json
+from pathlib import Path
+
+import h5py
+
+from infra.errors import TabulaError
+
+from .common import print_json_or_text
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "verify", help="check a table, data set, model or report and where it came from",
+        description="Check FILE by its kind: a table (.h5: its checksum and the Bellman "
+                    "residual on a sample of every layer), a data set (.h5: the checksum "
+                    "of every split), a model (.onnx or its manifest .json: the file's "
+                    "SHA-256 against the manifest, sane values) or a report (its folder "
+                    "or results.json). Every kind must carry the fields of the manifest "
+                    "schema (docs/FORMATS.md). Then the chain: a model's data set and "
+                    "table, a data set's table, a report's table must be the files their "
+                    "checksums name (found by --data/--table, else where the file "
+                    "recorded them; not checked when absent). Exit status 1 when a check "
+                    "fails.")
+    p.add_argument("file", metavar="FILE", help="table, data set, model or report")
+    p.add_argument("--data", metavar="DATA.h5", help="the data set a model was trained on")
+    p.add_argument("--table", metavar="TABLE.h5", help="the table the file came from")
+    p.add_argument("--sample", type=int, default=100_000,
+                   help="positions per layer whose residual a table check recomputes")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=run)
+
+
+def kind_of(path: Path) -> tuple[str, Path]:
+    """('table' | 'data' | 'model' | 'report', the path to check)."""
+    if path.is_dir():
+        return "report", path
+    if not path.is_file():
+        raise TabulaError(f"no file {path}")
+    if path.suffix == ".onnx":
+        return "model", path
+    if path.suffix == ".json":
+        try:
+            meta = json.loads(path.read_text())
+        except (ValueError, UnicodeDecodeError):
+            raise TabulaError(f"{path} is not JSON") from None
+        if isinstance(meta, dict) and "provenance" in meta:
+            return "report", path.parent
+        if isinstance(meta, dict) and meta.get("format") == "tabula-onnx-value":
+            return "model", path.with_name(str(meta.get("file", path.stem + ".onnx")))
+        raise TabulaError(f"{path} is neither a model manifest nor a report's results.json")
+    try:
+        with h5py.File(path, "r") as f:
+            file_format = f.attrs.get("format")
+    except OSError:
+        raise TabulaError(f"{path} is not a tabula file (not HDF5, ONNX or JSON)") from None
+    kinds = {"tabula-table": "table", "tabula-data": "data"}
+    if file_format not in kinds:
+        raise TabulaError(f"{path} is HDF5 but neither a tabula table nor a data set")
+    return kinds[file_format], path
+
+
+def _link(checks, what, expected, path, read_sha, given):
+    """Compare the checksum `expected` with the file at `path`: one the user gave
+    must be of the right kind; one found where the file recorded it may not be."""
+    if path is None or not Path(path).is_file():
+        checks.append({"check": what, "ok": None,
+                       "detail": f"not checked: file not found ({path or 'not recorded'})"})
+        return None
+    try:
+        found = read_sha(Path(path))
+    except TabulaError as err:
+        if given:
+            raise
+        checks.append({"check": what, "ok": None, "detail": f"not checked: {err}"})
+        return None
+    checks.append({"check": what, "ok": found == expected,
+                   "detail": f"{path}: {found}" + ("" if found == expected
+                                                   else f", expected {expected}")})
+    return Path(path)
+
+
+def _table_sha(path):
+    from solver.table import Table
+    return Table(path).attrs["sha256"]
+
+
+def _data(path):
+    from datagen.datafile import DataFile
+    return DataFile(path)
+
+
+def run(args):
+    kind, path = kind_of(Path(args.file))
+    checks = []
+
+    def own(report, name):
+        checks.append({"check": name, "ok": report["ok"],
+                       "detail": ", ".join(f"{k} {v}" for k, v in report.items()
+                                           if k.endswith("_ok") or k.startswith("missing")
+                                           or k == "max_residual")})
+
+    if kind == "table":
+        from solver.verify import verify_table
+        own(verify_table(path, sample=args.sample), "table: checksum, residuals, schema")
+    elif kind == "data":
+        data = _data(path)
+        own(data.verify(), "data: checksums of the splits, schema")
+        table = args.table or path.with_name(str(data.attrs.get("table_file", "")))
+        _link(checks, "data -> table", data.attrs["table_sha256"], table, _table_sha,
+              bool(args.table))
+    elif kind == "model":
+        from export.model_file import OnnxValueModel
+        model = OnnxValueModel(path)
+        own(model.verify(), "model: SHA-256 against the manifest, values, schema")
+        manifest = model.manifest
+        data_path = _link(checks, "model -> data", manifest.get("data_sha256"),
+                          args.data or manifest.get("data_file"),
+                          lambda p: _data(p).attrs["data_sha256"], bool(args.data))
+        table = args.table
+        if table is None and data_path is not None:
+            table = data_path.with_name(str(_data(data_path).attrs.get("table_file", "")))
+        _link(checks, "model -> table", manifest.get("table_sha256"), table, _table_sha,
+              bool(args.table))
+    else:
+        from eval.report import verify_report
+        report = verify_report(path)
+        own(report, "report: schema, REPORT.md and plots")
+        _link(checks, "report -> table", report["provenance"].get("table_sha256"),
+              args.table or report["provenance"].get("table"), _table_sha, bool(args.table))
+    ok = all(c["ok"] is not False for c in checks)
+    lines = [f"{path}: {kind}, {'ok' if ok else 'FAILED'}"] + [
+        f"  [{'ok' if c['ok'] else ('--' if c['ok'] is None else 'FAIL')}] {c['check']}: "
+        f"{c['detail']}" for c in checks]
+    print_json_or_text(args, {"file": str(path), "kind": kind, "ok": ok, "checks": checks},
+                       "\n".join(lines))
+    return 0 if ok else 1
