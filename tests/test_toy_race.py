@@ -1,0 +1,47 @@
+"""The toy race (tests/toy/race.py), registered only in the tests, through the whole
+command line: a game plugs in without edits outside games/ and tests/."""
+import json
+
+import pytest
+
+from games import get_game
+from solver.table import Table
+from tabula.cli import main
+
+
+@pytest.fixture(scope="module")
+def toy_table(tmp_path_factory):
+    path = tmp_path_factory.mktemp("toy") / "toy3.h5"
+    assert main(["solve", "toyrace", "--pieces", "3", "--out", str(path), "--quiet"]) == 0
+    return Table(path)
+
+
+def test_a_pure_race_is_exact_after_one_sweep(toy_table):
+    """Every move advances a piece, so sweeping in order of progress meets every
+    successor solved: the second full sweep changes nothing."""
+    for layer in toy_table.layers:
+        stats = toy_table.layer_attrs[layer]
+        assert stats["sweeps"] == 2 and stats["last_change"] == 0.0, layer
+
+
+def test_a_closed_form(toy_table):
+    """One piece each on square 6: the mover bears off with any throw but 0 (3/4);
+    after a 0 the opponent is in the same spot: V = 3/4 + (1 - V)/4, so V = 4/5."""
+    game = toy_table.game
+    code = game.position_from_json({"me": [6], "opp": [6]})
+    assert toy_table.value(code) == pytest.approx(0.8, abs=1e-7)
+
+
+def test_the_commands_take_the_toy_game(toy_table, capsys):
+    assert main(["moves", "toyrace", "--pieces", "3", "--position", "start", "--throw", "2",
+                 "--table", str(toy_table.path), "--json"]) == 0
+    moves = json.loads(capsys.readouterr().out)["moves"]
+    assert [(m["from"], m["to"]) for m in moves] == [(2, 4), (3, 5)]
+    assert main(["eval", "regret", "toyrace", "--pieces", "3", "--table",
+                 str(toy_table.path), "--player", "heuristic", "--games", "200",
+                 "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["games"] == 200 and result["loss_per_game_points"] >= 0
+    assert main(["play", "toyrace", "--rules"]) == 0
+    assert capsys.readouterr().out.startswith("# Toy race")
+    assert get_game("toyrace").sides == ("red", "blue")
