@@ -17,7 +17,7 @@ from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extra
                            lowest_bit_index, popcount)
 from .features import bit_planes, concat, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import LAYER_STRIDE, RULES_DOCS, Game, PositionError
+from .game import AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError
 from .progress import squares_sum
 
 NAME = "senet"
@@ -129,7 +129,7 @@ def moves(code, throw, out_codes, out_info):
         over = 1 if (out_codes[i] & BOARD_MASK) == 0 else 0
         if over or not again:
             out_codes[i] = mirror(out_codes[i])
-        out_info[i] |= ((again & (1 - over)) << 10) | (over << 11)
+        out_info[i] |= ((again & (1 - over)) * AGAIN) | (over * OVER)
     return n
 
 

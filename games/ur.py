@@ -22,7 +22,7 @@ from numba import njit
 from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
 from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import LAYER_STRIDE, RULES_DOCS, Game, PositionError
+from .game import AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError
 from .progress import squares_sum
 
 NAME = "ur"
@@ -94,7 +94,7 @@ def moves(code, throw, out_codes, out_info):
         if not again:
             new = mirror(new)
         out_codes[n] = new
-        out_info[n] = a | (d << 5) | (again << 10) | (over << 11)
+        out_info[n] = a | (d << 5) | (again * AGAIN) | (over * OVER)
         n += 1
     return n
 
