@@ -51,7 +51,7 @@ class ValueNet(L.LightningModule):
             (to continue training with a new learning-rate schedule).
         bf16_epochs: training epochs, from the first, whose hidden layers run in
             bfloat16 (autocast; the weights, the output layer and the loss stay
-            float32). About 1.6 times faster steps on a CPU with AMX or AVX512-BF16;
+            float32). Faster steps on a CPU with AMX or AVX512-BF16 (docs/BENCHMARKS.md);
             the float32 epochs after them let the weights settle at full precision.
             Evaluation, export and play always run in float32.
     """
