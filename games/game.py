@@ -103,6 +103,10 @@ class Game:
     draw: Callable               # (code, pieces, first_to_throw) -> the board as text
     sides: tuple                 # names of the side that throws first, and the other
     square_names: dict           # square -> its label in a move ("enter", "off")
+    layout: dict                 # the board's cells for drawing (rows, cols, cells, pools)
+    view: Callable               # (code, pieces, first_to_throw) -> pieces on cells, pools
+    cell: Callable               # (seat, square) -> the cell of a seat's square
+    events: Callable             # (code, move) -> what the move does, in words
     code_layout: str             # the packed code's bits, for people and manifests
     rules_file: Path             # the rules for people (Markdown)
 
@@ -139,6 +143,11 @@ class Game:
         """The board in plain text; first_to_throw: whether the player about to throw
         is the side that threw first (so colours stay put)."""
         return self.draw(code, self.pieces, first_to_throw)
+
+    def board_view(self, code: int, first_to_throw: bool) -> dict:
+        """Which seat (0: the side that threw first) has a piece on each cell, and each
+        seat's waiting and borne-off counts."""
+        return self.view(code, self.pieces, first_to_throw)
 
     def rules_text(self) -> str:
         """The rules for people (docs/rules/NAME.md for the built-in games)."""

@@ -291,6 +291,51 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
             "   (15 rebirth, 26 beauty, 27 water, 28-30 final squares)")
 
 
+def cell(seat: int, square: int) -> str:
+    """The board cell of square 1..31 (31: borne off); both sides share the squares."""
+    return f"off{seat}" if square == OFF else f"s{square}"
+
+
+MARKS = {REBIRTH: "rebirth", BEAUTY: "beauty", WATER: "water", 28: "final", 29: "final",
+         30: "final"}
+
+
+def _layout() -> dict:
+    """Three rows of ten, travelled in an S."""
+    cells = []
+    for s in range(1, SQUARES + 1):
+        row = (s - 1) // 10
+        col = (s - 1) % 10 if row != 1 else 9 - (s - 11)
+        cells.append({"id": cell(0, s), "row": row, "col": col, "label": str(s),
+                      "mark": MARKS.get(s, "")})
+    return {"rows": 3, "cols": 10, "cells": cells, "pools": ["off"]}
+
+
+def view(code: int, pieces: int, first_to_throw: bool) -> dict:
+    """Which seat's piece is on each cell, and each seat's borne-off count."""
+    position = to_json(code)
+    keys = ("me", "opp") if first_to_throw else ("opp", "me")
+    cells = {cell(seat, s): seat for seat, key in enumerate(keys) for s in position[key]}
+    return {"cells": cells, "waiting": [0, 0],
+            "off": [pieces - len(position[key]) for key in keys]}
+
+
+def events(code: int, move: dict) -> list[str]:
+    """What a move does, in words (the throw again and the win are said by the caller)."""
+    said = []
+    opp = to_json(code)["opp"]
+    frm, to = move["from"], move["to"]
+    if to == OFF:
+        said.append("bears a piece off")
+    elif frm == BEAUTY and to <= REBIRTH:
+        said.append(f"drowns in the House of Water and goes back to {to}")
+    elif to < frm:
+        said.append("moves backward: no piece could move forward")
+    if to in opp and to != OFF:
+        said.append(f"swaps with the piece on {to}, which goes back to {frm}")
+    return said
+
+
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64), after the published Senet
     network: occupancy of the 30 squares of each side, one-hot borne-off counts
@@ -321,4 +366,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 unrank=unrank, progress=progress, to_json=to_json, from_json=from_json,
                 features=partial(features, pieces=pieces), n_features=n_features(pieces),
                 heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
+                layout=_layout(), view=view, cell=cell, events=events,
                 code_layout=__doc__.strip(), rules_file=RULES_DOCS / "senet.md")

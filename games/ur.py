@@ -329,6 +329,56 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
             "        squares: 4 3 2 1 . . 14 13 on each side's own row, 5..12 in the middle")
 
 
+PRIVATE_COLUMNS = {4: 0, 3: 1, 2: 2, 1: 3, 14: 6, 13: 7}
+
+
+def cell(seat: int, square: int) -> str:
+    """The board cell of square 0..15 of seat's track (0: light, who throws first)."""
+    if square == 0:
+        return f"wait{seat}"
+    if square == OFF:
+        return f"off{seat}"
+    return f"m{square}" if 5 <= square <= 12 else f"{'ld'[seat]}{square}"
+
+
+def _layout() -> dict:
+    """The board's cells for drawing: dark's row on top, the shared row, light's row."""
+    cells = [{"id": f"m{s}", "row": 1, "col": s - 5, "label": str(s),
+              "mark": "rosette safe" if s == SAFE_SQUARE else ""} for s in range(5, 13)]
+    for seat, row in ((1, 0), (0, 2)):
+        cells += [{"id": cell(seat, s), "row": row, "col": col, "label": str(s),
+                   "mark": "rosette" if s in ROSETTES else ""}
+                  for s, col in PRIVATE_COLUMNS.items()]
+    return {"rows": 3, "cols": 8, "cells": cells, "pools": ["wait", "off"]}
+
+
+def view(code: int, pieces: int, first_to_throw: bool) -> dict:
+    """Which seat's piece is on each cell, and each seat's waiting and borne-off counts."""
+    position = to_json(code)
+    keys = ("me", "opp") if first_to_throw else ("opp", "me")
+    cells, waiting, off = {}, [], []
+    for seat, key in enumerate(keys):
+        for square in position[key]:
+            cells[cell(seat, square)] = seat
+        waiting.append(position[f"{key}_waiting"])
+        off.append(pieces - position[f"{key}_waiting"] - len(position[key]))
+    return {"cells": cells, "waiting": waiting, "off": off}
+
+
+def events(code: int, move: dict) -> list[str]:
+    """What a move does, in words (the throw again and the win are said by the caller)."""
+    said = []
+    if move["from"] == 0:
+        said.append("enters a piece")
+    if move["to"] == OFF:
+        said.append("bears a piece off")
+    elif 5 <= move["to"] <= 12 and move["to"] in to_json(code)["opp"]:
+        said.append(f"captures the piece on {move['to']}: it goes back to waiting")
+    if move["again"] and move["to"] in ROSETTES:
+        said.append("lands on a rosette")
+    return said
+
+
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64): occupancy of the 14 track
     squares of each side, one-hot waiting and borne-off counts (0..pieces) of each
@@ -363,4 +413,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 to_json=to_json, from_json=from_json,
                 features=partial(features, pieces=pieces), n_features=n_features(pieces),
                 heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
+                layout=_layout(), view=view, cell=cell, events=events,
                 code_layout=__doc__.strip(), rules_file=RULES_DOCS / "ur.md")

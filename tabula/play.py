@@ -1,34 +1,9 @@
 """`tabula play`: a game in the terminal against the computer, or two people at one
-screen. Input is read line by line, so the game can be driven from a file too."""
+screen, played through tabula/session.py. Input is read line by line, so the game
+can be driven from a file too."""
 import sys
-from pathlib import Path
 
-import numpy as np
-
-from games.loop import advance
-
-LEVELS = {"apprentice": "the hand-made heuristic",
-          "journeyman": "the network",
-          "master": "the table's perfect play (with --table), else the network with search"}
-MODELS = Path(__file__).resolve().parent.parent / "models"
-
-
-def decision_arrays(game, moves):
-    """One decision in the players' decision form."""
-    next_codes = np.zeros((1, game.max_moves), dtype=np.int64)
-    infos = np.zeros((1, game.max_moves), dtype=np.int64)
-    for j, m in enumerate(moves):
-        next_codes[0, j], infos[0, j] = m["position"], m["info"]
-    return np.array([len(moves)]), next_codes, infos
-
-
-def describe(game, move) -> str:
-    text = f"{game.square_label(move['from'])} -> {game.square_label(move['to'])}"
-    if move["over"]:
-        text += " (wins)"
-    elif move["again"]:
-        text += " (throw again)"
-    return text
+from .session import LEVELS, SessionError
 
 
 class Console:
@@ -44,66 +19,81 @@ class Console:
         return None if line == "" else line.strip().lower()
 
 
-def play_game(game, humans, computer, hint, seed, console: Console):
-    """Play one game; humans: the set of seats (0 throws first, 1 second) typed by
-    people; computer: the player of the other seat; hint(moves) -> winning chances or
-    None. Returns the winning seat, or None when the players quit."""
-    rng = np.random.default_rng(seed)
-    names = game.sides
-    code, seat = game.start, 0
-    while True:
+def opening(session, level) -> str:
+    game = session.game
+    first = f"{game.sides[0]} throws first"
+    if len(session.humans) == 2:
+        return (f"{game.name} with {game.pieces} pieces a side: two people at one screen, "
+                f"{game.sides[0]} against {game.sides[1]}; {first}.")
+    you = game.sides[min(session.humans)]
+    return (f"{game.name} with {game.pieces} pieces a side: you play {you} against the "
+            f"computer at level {level} ({LEVELS[level]}); {first}. Type 'rules' for the rules.")
+
+
+def play_game(session, console: Console, level: str = "") -> int | None:
+    """Play one game; returns the winning seat, or None when the players quit."""
+    game = session.game
+    console.say(opening(session, level))
+    while not session.over:
         console.say()
-        console.say(game.board(code, first_to_throw=seat == 0))
-        throw = int(rng.choice(game.throws, p=game.probs))
-        moves = game.legal_moves(code, throw)
-        console.say(f"{names[seat]} throws {throw}")
-        choice = 0
-        if not moves:
-            console.say("  no legal move: the turn passes")
-        elif seat in humans and len(moves) > 1:
-            choice = _ask_move(game, moves, hint, console)
+        console.say(game.board(session.code, first_to_throw=session.seat == 0))
+        for event in session.roll():
+            console.say(f"  {event['text']}")
+        if session.throw is None:
+            continue
+        if session.seat in session.humans and len(session.moves) > 1:
+            choice = _ask_move(session, console)
             if choice is None:
                 return None
         else:
-            choice = 0 if len(moves) == 1 else int(computer.choose(
-                np.array([code]), *decision_arrays(game, moves), np.array([rng.random()]))[0])
-            who = "only move" if len(moves) == 1 else "plays"
-            console.say(f"  {names[seat]} {who}: {describe(game, moves[choice])}")
-        _, next_codes, infos = decision_arrays(game, moves)
-        code, passes, over = advance(game.mirror, code, len(moves), next_codes[0], infos[0],
-                                     choice)
-        if over:
-            console.say(f"\n{names[seat]} wins.")
-            return seat
-        if passes:
-            seat = 1 - seat
+            choice = session.computer_choice() if session.seat not in session.humans else 0
+        for event in session.play(choice):
+            console.say(f"  {event['text']}")
+    if session.judge is not None:
+        for seat in sorted(session.humans):
+            console.say(review_text(session.review(seat)))
+    return session.winner
 
 
-def _ask_move(game, moves, hint, console):
+def review_text(review) -> str:
+    lines = [f"\nHow {review['side']} played ({review['source']}): "
+             f"{review['points_given_away']:.2f} points of winning chance given away over "
+             f"{review['decisions']} decisions with a choice, "
+             f"error rate {100 * review['error_rate']:.0f}%."]
+    for w in review["worst"]:
+        lines.append(f"  turn {w['turn']}, throw {w['throw']}: played {w['played']}, "
+                     f"better {w['better']} ({w['loss_points']:.2f} points)")
+    chances = review["chances"]
+    if chances:
+        lines.append(f"  your winning chance: {100 * chances[0]:.0f}% at the start, lowest "
+                     f"{100 * min(chances):.0f}%, highest {100 * max(chances):.0f}%")
+    return "\n".join(lines)
+
+
+def _ask_move(session, console):
+    moves = session.moves
     for j, m in enumerate(moves, 1):
-        console.say(f"  {j}: {describe(game, m)}")
+        console.say(f"  {j}: {session.describe(m)}")
     while True:
-        answer = console.ask(f"your move (1-{len(moves)}, ? for winning chances, "
-                             "rules, q to quit): ")
+        answer = console.ask(f"your move (1-{len(moves)}, ? for a hint, rules, q to quit): ")
         if answer is None or answer in ("q", "quit"):
             console.say("bye")
             return None
         if answer == "rules":
-            console.say(game.rules_text())
+            console.say(session.game.rules_text())
             continue
         if answer == "?":
-            chances = hint(moves)
-            if chances is None:
-                console.say("  no table or model to judge moves: give --table or --model")
-            else:
-                for j, (m, p) in enumerate(zip(moves, chances), 1):
-                    console.say(f"  {j}: {describe(game, m)}: you win with {100 * p:.2f}%")
+            try:
+                hint = session.hint()
+            except SessionError as err:
+                console.say(f"  {err}: give --table or --model")
+                continue
+            console.say(f"  moves from best to worst ({hint['source']}):")
+            for m in hint["moves"]:
+                console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
+                            f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")
             continue
-        if answer.isdigit() and 1 <= int(answer) <= len(moves):
+        if answer.isdigit() and len(answer) < 6 and 1 <= int(answer) <= len(moves):
             return int(answer) - 1
-        console.say(f"  '{answer}' is not a move number: type a number from 1 to {len(moves)}")
-
-
-def default_model(game) -> Path | None:
-    path = MODELS / f"{game.name}{game.pieces}.onnx"
-    return path if path.is_file() else None
+        console.say(f"  '{answer[:40]}' is not a move number: type a number from 1 to "
+                    f"{len(moves)}")

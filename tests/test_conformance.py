@@ -128,6 +128,29 @@ def test_people_facing_parts(game):
     assert game.code_layout and game.features_doc()
 
 
+def test_board_geometry_and_views(game):
+    """Every piece of a view stands on a cell of the layout; the pieces add up; every
+    move's squares have cells; events are words."""
+    ids = {c["id"] for c in game.layout["cells"]}
+    assert len(ids) == len(game.layout["cells"])
+    assert all(0 <= c["row"] < game.layout["rows"] and 0 <= c["col"] < game.layout["cols"]
+               for c in game.layout["cells"])
+    for code in positions(game)[:300]:
+        for first in (True, False):
+            view = game.board_view(code, first)
+            assert set(view["cells"]) <= ids
+            for seat in (0, 1):
+                on_board = sum(1 for s in view["cells"].values() if s == seat)
+                assert on_board + view["waiting"][seat] + view["off"][seat] == game.pieces
+        for throw in game.throws:
+            for move in game.legal_moves(code, throw):
+                for square in (move["from"], move["to"]):
+                    cell = game.cell(0, square)
+                    assert cell in ids or any(cell.startswith(p)
+                                              for p in game.layout["pools"])
+                assert all(isinstance(e, str) for e in game.events(code, move))
+
+
 def test_the_game_loop_step(game):
     out_codes = np.zeros(game.max_moves, dtype=np.int64)
     out_info = np.zeros(game.max_moves, dtype=np.int64)

@@ -1,4 +1,5 @@
-"""tabula play driven through its input stream: whole games, bad input refused."""
+"""tabula play driven through its input stream: whole games, what it announces and
+teaches, bad input refused."""
 import io
 
 from tabula.cli import main
@@ -16,23 +17,37 @@ def test_a_full_game_against_the_computer(tables, monkeypatch, capsys):
                                            "--table", table, "--seed", "4"],
                      "x\n0\n?\nrules\n" + "1\n" * 400)
     assert code == 0
-    assert "# The Royal Game of Ur" in out.out and "House of" not in out.out
-    assert "'x' is not a move number" in out.out and "'0' is not a move number" in out.out
-    assert "you win with" in out.out
-    assert out.out.rstrip().endswith("wins.")
-    assert "[*]" in out.out and "light throws" in out.out
+    text = out.out
+    assert text.startswith("ur with 3 pieces a side: you play light against the computer "
+                           "at level apprentice")
+    assert "# The Royal Game of Ur" in text and "House of" not in text
+    assert "'x' is not a move number" in text and "'0' is not a move number" in text
+    assert "moves from best to worst (exact, from the table)" in text
+    assert "you win with" in text and "loses 0.00 points" in text
+    assert "[*]" in text and "light throws" in text
+    assert "captures the piece on" in text and "lands on a rosette" in text
+    assert "light wins" in text or "dark wins" in text
+    assert "How light played (exact, from the table):" in text
+    assert "error rate" in text and "your winning chance:" in text
 
 
 def test_hotseat_senet_to_the_end_and_master_with_table(tables, monkeypatch, capsys):
     code, out = play(monkeypatch, capsys, ["senet", "--pieces", "1", "--hotseat", "--seed", "2"],
                      "2\n" * 5 + "1\n" * 400)
-    assert code == 0 and out.out.rstrip().endswith("wins.")
-    assert "[ W]" in out.out and "<-" in out.out
+    assert code == 0 and "two people at one screen" in out.out
+    assert "[ W]" in out.out and "<-" in out.out and "bears off the last piece" in out.out
     table = str(tables[("ur", 2)].path)
     code, out = play(monkeypatch, capsys, ["ur", "--pieces", "2", "--level", "master",
                                            "--table", table, "--side", "dark", "--seed", "1"],
                      "q\n")
-    assert code == 0 and "bye" in out.out
+    assert code == 0 and "you play dark" in out.out and "bye" in out.out
+
+
+def test_senet_with_the_default_level_plays_the_shipped_variant(monkeypatch, capsys):
+    code, out = play(monkeypatch, capsys, ["senet", "--seed", "3"], "q\n")
+    assert code == 0 and out.out.startswith("senet with 4 pieces a side")
+    code, out = play(monkeypatch, capsys, ["senet", "--pieces", "3"], "")
+    assert code == 2 and "add --pieces 4" in out.err
 
 
 def test_rules_of_every_game(capsys):

@@ -1,13 +1,11 @@
 """tabula play: play in the terminal against the computer or a friend."""
-import numpy as np
-
 from games import GAMES, get_game
 
 from .common import UsageError, add_game_arguments, game_from_args, open_table
 
 
 def add_parser(sub):
-    from tabula.play import LEVELS
+    from tabula.session import LEVELS
     p = sub.add_parser(
         "play", help="play a game in the terminal against the computer or a friend",
         description="The board is drawn as the game draws it, each throw is shown and the "
@@ -20,7 +18,8 @@ def add_parser(sub):
                    help="the computer's strength (default journeyman)")
     p.add_argument("--model", metavar="FILE.onnx",
                    help="the network (default: the shipped models/GAMEPIECES.onnx)")
-    p.add_argument("--table", metavar="FILE", help="a solved table: perfect play and hints")
+    p.add_argument("--table", metavar="FILE",
+                   help="a solved table: perfect play, exact hints and review")
     p.add_argument("--side", help="your side, by the game's names (" + "; ".join(
                        f"{n}: {' or '.join(get_game(n).sides)}" for n in sorted(GAMES))
                    + "); default the side that throws first")
@@ -32,46 +31,35 @@ def add_parser(sub):
 
 
 def run(args):
-    from eval.players import make_player
-    from eval.search import move_worths
-    from solver.bellman import table_move_worths
-    from tabula.play import Console, decision_arrays, default_model, play_game
+    from tabula.play import Console, play_game
     game = game_from_args(args)
     if args.rules:
         print(game.rules_text())
         return 0
-    table = open_table(args)
+    session, level = build_session(args, game)
+    play_game(session, Console(), level)
+    return 0
+
+
+def build_session(args, game):
+    """The session of `tabula play`: the seats, the computer's player, the judge."""
+    from export.model_file import OnnxValueModel
+    from tabula.session import Session, computer_player, make_judge, shipped_model, \
+        shipped_pieces
+    if args.pieces is None and not args.model and not args.table:
+        shipped = shipped_pieces(game.name)
+        if shipped and shipped_model(game) is None:   # play the variant the network knows
+            game = get_game(game.name, shipped[-1])
+    table = open_table(args) if args.table else None
+    if table is not None and (table.game.name, table.game.pieces) != (game.name, game.pieces):
+        game = table.game
     sides = game.sides
     side = args.side or sides[0]
     if side not in sides:
         raise UsageError(f"--side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
-    model_path = args.model or default_model(game)
-    model = None
-    if model_path:
-        from export.model_file import OnnxValueModel
-        model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces)
-    computer = None
-    if not args.hotseat:
-        if args.level == "apprentice":
-            computer = make_player("heuristic", game)
-        elif args.level == "master" and table is not None:
-            computer = make_player("perfect", game, table)
-        elif model is None:
-            raise UsageError(f"level {args.level} needs a network: give --model FILE.onnx "
-                             f"(or --table for master, or --level apprentice)")
-        else:
-            kind = "net+search" if args.level == "master" else "net"
-            computer = make_player(f"{kind}:{model_path}", game)
-
-    def hint(moves):
-        counts, next_codes, infos = decision_arrays(game, moves)
-        if table is not None:
-            return table_move_worths(table, next_codes[0, :len(moves)], infos[0, :len(moves)])
-        if model is not None:
-            live = np.arange(game.max_moves) < counts[:, None]
-            return move_worths(next_codes, infos, live, model.predict)[0, :len(moves)]
-        return None
-
+    model_path = args.model or shipped_model(game)
+    model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces) if model_path \
+        else None
+    computer = None if args.hotseat else computer_player(game, args.level, table, model_path)
     humans = {0, 1} if args.hotseat else {sides.index(side)}
-    play_game(game, humans, computer, hint, args.seed, Console())
-    return 0
+    return Session(game, humans, computer, make_judge(table, model), args.seed), args.level

@@ -151,6 +151,28 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
     return "\n".join(rows)
 
 
+def cell(seat: int, square: int) -> str:
+    return f"off{seat}" if square == OFF else f"{'rb'[seat]}{square}"
+
+
+LAYOUT = {"rows": 2, "cols": SQUARES, "pools": ["off"],
+          "cells": [{"id": cell(seat, s), "row": seat, "col": s - 1, "label": str(s),
+                     "mark": "again" if s == AGAIN_SQUARE else ""}
+                    for seat in (0, 1) for s in range(1, SQUARES + 1)]}
+
+
+def view(code: int, pieces: int, first_to_throw: bool) -> dict:
+    position = to_json(code)
+    keys = ("me", "opp") if first_to_throw else ("opp", "me")
+    return {"cells": {cell(seat, s): seat for seat, key in enumerate(keys)
+                      for s in position[key]},
+            "waiting": [0, 0], "off": [pieces - len(position[key]) for key in keys]}
+
+
+def events(code: int, move: dict) -> list[str]:
+    return ["bears a piece off"] if move["to"] == OFF else []
+
+
 def features(codes, pieces: int):
     """Occupancy of each side's 6 squares and each side's pips to go / (7 * pieces):
     14 inputs."""
@@ -172,4 +194,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 progress=progress, to_json=to_json, from_json=from_json,
                 features=partial(features, pieces=pieces), n_features=2 * SQUARES + 2,
                 heuristic=heuristic, draw=draw, sides=SIDES, square_names={OFF: "off"},
+                layout=LAYOUT, view=view, cell=cell, events=events,
                 code_layout=__doc__.strip(), rules_file=Path(__file__).with_name("race.md"))

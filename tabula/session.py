@@ -1,0 +1,278 @@
+"""One game between people and the computer, or between two people at one screen:
+the throws, the legal moves, what each move does in words, ranked hints and the
+review at the end. The terminal game (tabula/play.py) and the web app
+(tabula/web.py) both play through it, so they behave alike.
+
+Seats: 0 is the side that throws first (Ur's light, Senet's white), 1 the other.
+"""
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from eval.measures import ERROR_THRESHOLD
+from eval.players import make_player
+from eval.search import move_worths
+from games.loop import advance
+from infra.errors import TabulaError
+
+LEVELS = {"apprentice": "the hand-made heuristic",
+          "journeyman": "the network",
+          "master": "the table's perfect play (with a table), else the network with search"}
+MODELS = Path(__file__).resolve().parent.parent / "models"
+
+
+class SessionError(TabulaError):
+    """A request the game cannot take now (a move before the throw, a finished game)."""
+
+
+def shipped_model(game) -> Path | None:
+    """The shipped network of this variant, models/NAMEPIECES.onnx, if there is one."""
+    path = MODELS / f"{game.name}{game.pieces}.onnx"
+    return path if path.is_file() else None
+
+
+def shipped_pieces(name: str) -> list[int]:
+    """The piece counts of `name` that a shipped network plays."""
+    found = (p.stem[len(name):] for p in MODELS.glob(f"{name}*.onnx"))
+    return sorted(int(s) for s in found if s.isdigit())
+
+
+@dataclass
+class Judge:
+    """Winning chances for the player about to throw: exact from a table, or the
+    network's estimate."""
+    values: Callable      # codes -> values
+    exact: bool
+
+    @property
+    def source(self) -> str:
+        return "exact, from the table" if self.exact else "the network's estimate"
+
+    def worths(self, game, moves) -> np.ndarray:
+        """The mover's winning chance after each of one decision's moves."""
+        next_codes = np.array([[m["position"] for m in moves]], dtype=np.int64)
+        infos = np.array([[m["info"] for m in moves]], dtype=np.int64)
+        live = np.ones(next_codes.shape, dtype=bool)
+        return move_worths(next_codes, infos, live, self.values)[0]
+
+
+def make_judge(table=None, model=None) -> Judge | None:
+    if table is not None:
+        return Judge(table.values, True)
+    if model is not None:
+        return Judge(model.predict, False)
+    return None
+
+
+def computer_player(game, level: str, table=None, model_path=None):
+    """The computer's player at `level` (see LEVELS)."""
+    if level not in LEVELS:
+        raise SessionError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if level == "apprentice":
+        return make_player("heuristic", game)
+    if level == "master" and table is not None:
+        return make_player("perfect", game, table)
+    if model_path is None:
+        others = [p for p in shipped_pieces(game.name) if p != game.pieces]
+        advice = (f"the shipped network plays {game.name} with {others[0]} pieces: add "
+                  f"--pieces {others[0]}, " if others else "")
+        raise SessionError(f"level {level} needs a network for {game.name} with "
+                           f"{game.pieces} pieces: {advice}give --model FILE.onnx, or "
+                           "choose level apprentice")
+    kind = "net+search" if level == "master" else "net"
+    return make_player(f"{kind}:{model_path}", game)
+
+
+@dataclass
+class Decision:
+    """A person's decision, judged: the position, the throw, the moves' worths."""
+    seat: int
+    turn: int
+    code: int
+    throw: int
+    moves: list
+    chosen: int
+    worths: np.ndarray
+
+    @property
+    def loss(self) -> float:
+        return float(self.worths.max() - self.worths[self.chosen])
+
+
+@dataclass
+class Session:
+    game: object
+    humans: set                   # seats played by people
+    computer: object = None       # the player of the other seat
+    judge: Judge | None = None
+    seed: int | None = None
+    code: int = field(init=False)
+    seat: int = 0                 # whose turn it is
+    throw: int | None = None      # the throw waiting for a move, if any
+    moves: list = field(default_factory=list)
+    winner: int | None = None
+    turn: int = 0                 # throws so far
+    decisions: list = field(default_factory=list)
+    met: list = field(default_factory=list)    # (code, seat to throw) at every throw
+
+    def __post_init__(self):
+        self.code = self.game.start
+        self.rng = np.random.default_rng(self.seed)
+
+    @property
+    def over(self) -> bool:
+        return self.winner is not None
+
+    @property
+    def phase(self) -> str:
+        return "over" if self.over else ("move" if self.throw is not None else "throw")
+
+    def side(self, seat: int) -> str:
+        return self.game.sides[seat]
+
+    def describe(self, move) -> str:
+        label = self.game.square_label
+        return f"{label(move['from'])} -> {label(move['to'])}"
+
+    # -- playing -------------------------------------------------------------
+    def roll(self) -> list[dict]:
+        """Throw for the seat to play; a throw without a legal move passes the turn."""
+        if self.over:
+            raise SessionError("the game is over")
+        if self.throw is not None:
+            raise SessionError(f"{self.side(self.seat)} has thrown {self.throw} and must move")
+        self.throw = int(self.rng.choice(self.game.throws, p=self.game.probs))
+        self.turn += 1
+        self.met.append((self.code, self.seat))
+        self.moves = self.game.legal_moves(self.code, self.throw)
+        events = [self._event("throw", f"{self.side(self.seat)} throws {self.throw}")]
+        if not self.moves:
+            events.append(self._event("pass", f"{self.side(self.seat)} has no legal move: "
+                                              "the turn passes"))
+            self._advance(0)
+        return events
+
+    def play(self, index: int) -> list[dict]:
+        """Make move `index` of the current throw's legal moves."""
+        if self.over:
+            raise SessionError("the game is over")
+        if self.throw is None:
+            raise SessionError(f"{self.side(self.seat)} must throw first")
+        if isinstance(index, bool) or not isinstance(index, int) or not (
+                0 <= index < len(self.moves)):
+            raise SessionError(f"move must be a number from 0 to {len(self.moves) - 1}")
+        move = self.moves[index]
+        if self.seat in self.humans and self.judge is not None and len(self.moves) > 1:
+            self.decisions.append(Decision(self.seat, self.turn, self.code, self.throw,
+                                           self.moves, index,
+                                           self.judge.worths(self.game, self.moves)))
+        said = self.game.events(self.code, move)
+        if move["over"]:
+            said.append("bears off the last piece and wins")
+        elif move["again"]:
+            said.append("throws again")
+        text = f"{self.side(self.seat)} plays {self.describe(move)}"
+        events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
+                              move=self._move_json(move))]
+        self._advance(index)
+        if self.over:
+            events.append({"kind": "win", "seat": self.winner, "side": self.side(self.winner),
+                           "text": f"{self.side(self.winner)} wins"})
+        return events
+
+    def computer_turns(self) -> list[dict]:
+        """Throws and moves of the computer until a person is to play or the game ends."""
+        events = []
+        while not self.over and self.seat not in self.humans:
+            events += self.roll()
+            if self.throw is not None:
+                events += self.play(self.computer_choice())
+        return events
+
+    def computer_choice(self) -> int:
+        """The computer's pick among the current moves."""
+        if len(self.moves) == 1:
+            return 0
+        return int(self.computer.choose(np.array([self.code]), *self._decision(),
+                                        np.array([self.rng.random()]))[0])
+
+    def _decision(self):
+        n = len(self.moves)
+        next_codes = np.zeros((1, self.game.max_moves), dtype=np.int64)
+        infos = np.zeros((1, self.game.max_moves), dtype=np.int64)
+        next_codes[0, :n] = [m["position"] for m in self.moves]
+        infos[0, :n] = [m["info"] for m in self.moves]
+        return np.array([n]), next_codes, infos
+
+    def _advance(self, index: int):
+        _, next_codes, infos = self._decision()
+        code, passes, over = advance(self.game.mirror, self.code, len(self.moves),
+                                     next_codes[0], infos[0], index)
+        if over:
+            self.winner = self.seat
+        self.code = int(code)
+        if passes:
+            self.seat = 1 - self.seat
+        self.throw, self.moves = None, []
+
+    def _event(self, kind, text, **extra) -> dict:
+        return {"kind": kind, "seat": self.seat, "side": self.side(self.seat), "text": text,
+                **extra}
+
+    def _move_json(self, move) -> dict:
+        cell = self.game.cell
+        return {"from": move["from"], "to": move["to"], "text": self.describe(move),
+                "from_cell": cell(self.seat, move["from"]), "to_cell": cell(self.seat, move["to"])}
+
+    # -- what people see ----------------------------------------------------
+    def legal_moves(self) -> list[dict]:
+        return [{"index": i, **self._move_json(m)} for i, m in enumerate(self.moves)]
+
+    def board(self) -> dict:
+        return self.game.board_view(self.code, first_to_throw=self.seat == 0)
+
+    def hint(self) -> dict:
+        """The current moves ranked by the mover's winning chance, each with its loss
+        against the best, in percentage points."""
+        if self.throw is None or not self.moves:
+            raise SessionError("a hint needs a throw with legal moves: throw first")
+        if self.judge is None:
+            raise SessionError("no table or network to judge moves with")
+        worths = self.judge.worths(self.game, self.moves)
+        best = worths.max()
+        ranked = sorted(range(len(self.moves)), key=lambda i: -worths[i])
+        return {"exact": self.judge.exact, "source": self.judge.source,
+                "moves": [{"index": i, "text": self.describe(self.moves[i]),
+                           "chance": float(worths[i]),
+                           "loss_points": float(100 * (best - worths[i]))} for i in ranked]}
+
+    def review(self, seat: int) -> dict:
+        """How `seat` played: the winning chance given away, the error rate, the three
+        worst decisions with the better move, and its winning chance at every throw."""
+        if self.judge is None:
+            raise SessionError("no table or network to judge the game with")
+        mine = [d for d in self.decisions if d.seat == seat]
+        losses = np.array([d.loss for d in mine])
+        worst = sorted(mine, key=lambda d: -d.loss)[:3]
+        codes = np.array([c for c, _ in self.met], dtype=np.int64)
+        values = self.judge.values(codes) if len(codes) else np.empty(0)
+        chances = [float(v if s == seat else 1.0 - v) for v, (_, s) in zip(values, self.met)]
+        return {"side": self.side(seat), "exact": self.judge.exact, "source": self.judge.source,
+                "decisions": len(mine),
+                "points_given_away": float(100 * losses.sum()) if len(mine) else 0.0,
+                "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
+                "worst": [{"turn": d.turn, "throw": d.throw,
+                           "played": self.describe(d.moves[d.chosen]),
+                           "better": self.describe(d.moves[int(np.argmax(d.worths))]),
+                           "loss_points": float(100 * d.loss)}
+                          for d in worst if d.loss > ERROR_THRESHOLD],
+                "chances": chances}
+
+    def state(self) -> dict:
+        return {"game": self.game.name, "pieces": self.game.pieces, "sides": self.game.sides,
+                "humans": sorted(self.humans), "phase": self.phase, "seat": self.seat,
+                "side": self.side(self.seat), "throw": self.throw,
+                "moves": self.legal_moves(), "board": self.board(), "winner": self.winner,
+                "turn": self.turn}
