@@ -18,7 +18,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/tabula pipeline configs/pipeline/quick.yaml
 
-test: $(STAMP)
+# the browser tests drive Debian's Chromium; installed here when missing (as root)
+BROWSER := /usr/bin/chromium /usr/bin/chromedriver
+
+$(BROWSER):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		chromium chromium-driver >/dev/null
+
+test: $(STAMP) $(BROWSER)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

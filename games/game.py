@@ -103,7 +103,7 @@ class Game:
     draw: Callable               # (code, pieces, first_to_throw) -> the board as text
     sides: tuple                 # names of the side that throws first, and the other
     square_names: dict           # square -> its label in a move ("enter", "off")
-    layout: dict                 # the board's cells for drawing (rows, cols, cells, pools)
+    layout: dict                 # the board for drawing: rows, cols, cells, pools, dice
     view: Callable               # (code, pieces, first_to_throw) -> pieces on cells, pools
     cell: Callable               # (seat, square) -> the cell of a seat's square
     events: Callable             # (code, move) -> what the move does, in words

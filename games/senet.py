@@ -308,7 +308,9 @@ def _layout() -> dict:
         col = (s - 1) % 10 if row != 1 else 9 - (s - 11)
         cells.append({"id": cell(0, s), "row": row, "col": col, "label": str(s),
                       "mark": MARKS.get(s, "")})
-    return {"rows": 3, "cols": 10, "cells": cells, "pools": ["off"]}
+    return {"rows": 3, "cols": 10, "cells": cells, "pools": ["off"],
+            "dice": {"name": "sticks", "count": 4,   # a throw of 5 is no light side up
+                     "marked": {str(t): int(t) % 5 for t in THROWS}}}
 
 
 def view(code: int, pieces: int, first_to_throw: bool) -> dict:

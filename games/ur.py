@@ -349,7 +349,9 @@ def _layout() -> dict:
         cells += [{"id": cell(seat, s), "row": row, "col": col, "label": str(s),
                    "mark": "rosette" if s in ROSETTES else ""}
                   for s, col in PRIVATE_COLUMNS.items()]
-    return {"rows": 3, "cols": 8, "cells": cells, "pools": ["wait", "off"]}
+    return {"rows": 3, "cols": 8, "cells": cells, "pools": ["wait", "off"],
+            "dice": {"name": "four-sided dice", "count": 4,
+                     "marked": {str(t): int(t) for t in THROWS}}}
 
 
 def view(code: int, pieces: int, first_to_throw: bool) -> dict:

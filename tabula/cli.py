@@ -7,8 +7,8 @@ import argparse
 import sys
 
 from infra import __version__
-from tabula.commands import (datagen, eval, export, moves, pipeline, play, solve, table, value,
-                             verify)
+from tabula.commands import (datagen, eval, export, moves, pipeline, play, serve, solve, table,
+                             value, verify)
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -17,7 +17,7 @@ class OneLineParser(argparse.ArgumentParser):
         raise SystemExit(2)
 
 
-COMMANDS = [moves, solve, value, table, datagen, export, eval, pipeline, play, verify]
+COMMANDS = [moves, solve, value, table, datagen, export, eval, pipeline, play, serve, verify]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -24,7 +24,9 @@ MODELS = Path(__file__).resolve().parent.parent / "models"
 
 
 class SessionError(TabulaError):
-    """A request the game cannot take now (a move before the throw, a finished game)."""
+    """A request the game cannot take now (a move before the throw, a finished game).
+    A request that can never be right (an unknown level, a move number out of range)
+    is a plain TabulaError."""
 
 
 def shipped_model(game) -> Path | None:
@@ -69,7 +71,7 @@ def make_judge(table=None, model=None) -> Judge | None:
 def computer_player(game, level: str, table=None, model_path=None):
     """The computer's player at `level` (see LEVELS)."""
     if level not in LEVELS:
-        raise SessionError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+        raise TabulaError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if level == "apprentice":
         return make_player("heuristic", game)
     if level == "master" and table is not None:
@@ -78,7 +80,7 @@ def computer_player(game, level: str, table=None, model_path=None):
         others = [p for p in shipped_pieces(game.name) if p != game.pieces]
         advice = (f"the shipped network plays {game.name} with {others[0]} pieces: add "
                   f"--pieces {others[0]}, " if others else "")
-        raise SessionError(f"level {level} needs a network for {game.name} with "
+        raise TabulaError(f"level {level} needs a network for {game.name} with "
                            f"{game.pieces} pieces: {advice}give --model FILE.onnx, or "
                            "choose level apprentice")
     kind = "net+search" if level == "master" else "net"
@@ -162,7 +164,7 @@ class Session:
             raise SessionError(f"{self.side(self.seat)} must throw first")
         if isinstance(index, bool) or not isinstance(index, int) or not (
                 0 <= index < len(self.moves)):
-            raise SessionError(f"move must be a number from 0 to {len(self.moves) - 1}")
+            raise TabulaError(f"move must be a number from 0 to {len(self.moves) - 1}")
         move = self.moves[index]
         if self.seat in self.humans and self.judge is not None and len(self.moves) > 1:
             self.decisions.append(Decision(self.seat, self.turn, self.code, self.throw,
@@ -231,7 +233,9 @@ class Session:
         return [{"index": i, **self._move_json(m)} for i, m in enumerate(self.moves)]
 
     def board(self) -> dict:
-        return self.game.board_view(self.code, first_to_throw=self.seat == 0)
+        # the code is seen by the player about to throw: after a win, by the loser
+        viewer = self.seat if not self.over else 1 - self.winner
+        return self.game.board_view(self.code, first_to_throw=viewer == 0)
 
     def hint(self) -> dict:
         """The current moves ranked by the mover's winning chance, each with its loss
@@ -250,7 +254,8 @@ class Session:
 
     def review(self, seat: int) -> dict:
         """How `seat` played: the winning chance given away, the error rate, the three
-        worst decisions with the better move, and its winning chance at every throw."""
+        worst decisions with the better move, and its winning chance at every throw
+        (and at the end, 1 or 0)."""
         if self.judge is None:
             raise SessionError("no table or network to judge the game with")
         mine = [d for d in self.decisions if d.seat == seat]
@@ -259,6 +264,8 @@ class Session:
         codes = np.array([c for c, _ in self.met], dtype=np.int64)
         values = self.judge.values(codes) if len(codes) else np.empty(0)
         chances = [float(v if s == seat else 1.0 - v) for v, (_, s) in zip(values, self.met)]
+        if self.over:
+            chances.append(1.0 if self.winner == seat else 0.0)
         return {"side": self.side(seat), "exact": self.judge.exact, "source": self.judge.source,
                 "decisions": len(mine),
                 "points_given_away": float(100 * losses.sum()) if len(mine) else 0.0,

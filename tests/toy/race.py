@@ -156,6 +156,7 @@ def cell(seat: int, square: int) -> str:
 
 
 LAYOUT = {"rows": 2, "cols": SQUARES, "pools": ["off"],
+          "dice": {"name": "coins", "count": 2, "marked": {"0": 0, "1": 1, "2": 2}},
           "cells": [{"id": cell(seat, s), "row": seat, "col": s - 1, "label": str(s),
                      "mark": "again" if s == AGAIN_SQUARE else ""}
                     for seat in (0, 1) for s in range(1, SQUARES + 1)]}

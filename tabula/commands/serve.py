@@ -1,0 +1,43 @@
+"""tabula serve: play the games in a web browser (a local web app)."""
+from .common import UsageError
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "serve", help="play in a web browser: a local web app",
+        description="Serve the games as a web page on this machine (every asset local, no "
+                    "network needed): play Ur or Senet against the computer at Apprentice "
+                    "(the heuristic), Journeyman (the network) or Master strength (the "
+                    "network with search, or perfect play with --table), or pass the "
+                    "screen to a friend; hints rank the moves with their losses, and a "
+                    "review ends each game. Prints the URL; stop with Ctrl-C.")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this machine only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--table", metavar="FILE",
+                   help="a solved table: perfect play and exact hints for its variant")
+    p.add_argument("--model", metavar="FILE.onnx", action="append", default=[],
+                   help="a network to play instead of the shipped one of its game "
+                        "(repeatable, one per game)")
+    p.set_defaults(run=run)
+
+
+def run(args):
+    if not 0 < args.port < 65536:
+        raise UsageError("--port must lie between 1 and 65535")
+    import uvicorn
+
+    from export.model_file import OnnxValueModel
+    from tabula.web import create_app
+    table = None
+    if args.table:
+        from solver.table import Table
+        table = Table(args.table)
+    models = {}
+    for path in args.model:
+        models[OnnxValueModel(path).game.name] = path
+    app = create_app(table, models)
+    print(f"tabula: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)",
+          flush=True)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
+    return 0

@@ -1,0 +1,252 @@
+// tabula in the browser: the page asks the server (tabula/web.py) for everything the
+// rules decide and draws what it answers. Keys: t throws, 1-9 picks a listed move,
+// h asks for a hint.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let games = [];      // what GET /api/games says
+let current = null;  // {id, layout, state, level, judge}
+
+async function api(method, path, body) {
+  const response = await fetch(path, {
+    method, headers: {"Content-Type": "application/json"},
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const data = await response.json();
+  if (!response.ok) throw new Error(data.error || response.statusText);
+  return data;
+}
+
+function option(select, value, text, selected) {
+  const o = document.createElement("option");
+  o.value = value; o.textContent = text; o.selected = !!selected;
+  select.appendChild(o);
+}
+
+function fillSetup() {
+  const game = games.find((g) => g.name === $("game").value);
+  $("pieces").innerHTML = "";
+  for (let p = 1; p <= game.max_pieces; p++) {
+    const notes = [];
+    if (game.shipped_pieces.includes(p)) notes.push("network");
+    if (game.table_pieces === p) notes.push("table");
+    option($("pieces"), p, notes.length ? `${p} (${notes.join(", ")})` : `${p}`,
+           p === game.default_pieces);
+  }
+  $("side").innerHTML = "";
+  game.sides.forEach((s, i) => option($("side"), s, `${s}${i === 0 ? " (throws first)" : ""}`));
+  $("rules-link").href = `/rules/${game.name}`;
+}
+
+async function start(event) {
+  event.preventDefault();
+  $("setup-error").textContent = "";
+  const hotseat = document.querySelector("input[name=mode]:checked").value === "hotseat";
+  try {
+    const request = {
+      game: $("game").value, pieces: Number($("pieces").value), hotseat,
+      level: document.querySelector("input[name=level]:checked").value, side: $("side").value,
+    };
+    const seed = new URLSearchParams(location.search).get("seed");   // ?seed=N: the same throws
+    if (seed !== null) request.seed = Number(seed);
+    const data = await api("POST", "/api/games", request);
+    current = data;
+    $("setup").hidden = true; $("review").hidden = true; $("play").hidden = false;
+    $("log").innerHTML = ""; $("hint-box").hidden = true;
+    $("rules-link-2").href = `/rules/${data.state.game}`;
+    const who = hotseat ? "two people at one screen" :
+      `you play ${$("side").value} against the computer (${data.level})`;
+    addLog(`${data.state.game} with ${data.state.pieces} pieces a side: ${who}.`);
+    show(data);
+  } catch (err) {
+    $("setup-error").textContent = err.message;
+  }
+}
+
+function addLog(text) {
+  const li = document.createElement("li");
+  li.textContent = text;
+  $("log").appendChild(li);
+  li.scrollIntoView({block: "nearest"});
+}
+
+function piece(seat) {
+  const d = document.createElement("div");
+  d.className = `piece seat${seat}`;
+  return d;
+}
+
+function drawBoard() {
+  const {layout, state} = current;
+  const board = $("board");
+  board.innerHTML = "";
+  board.style.gridTemplateColumns = `repeat(${layout.cols}, 3.2rem)`;
+  for (const c of layout.cells) {
+    const div = document.createElement("div");
+    div.className = `cell ${c.mark}`;
+    div.id = `cell-${c.id}`;
+    div.style.gridRow = c.row + 1; div.style.gridColumn = c.col + 1;
+    div.setAttribute("role", "gridcell");
+    div.innerHTML = `<span class="label">${c.label}</span>`;
+    const seat = state.board.cells[c.id];
+    if (seat !== undefined) {
+      div.appendChild(piece(seat));
+      div.setAttribute("aria-label", `square ${c.label}: ${state.sides[seat]}`);
+    } else {
+      div.setAttribute("aria-label", `square ${c.label}`);
+    }
+    board.appendChild(div);
+  }
+  // seat 1 above the board, seat 0 below (Ur: dark's row on top, light's below)
+  for (const [seat, box] of [[1, $("pools-top")], [0, $("pools-bottom")]]) {
+    box.innerHTML = "";
+    for (const pool of layout.pools) {
+      const count = pool === "wait" ? state.board.waiting[seat] : state.board.off[seat];
+      const div = document.createElement("div");
+      div.className = "pool"; div.id = `cell-${pool}${seat}`;
+      div.setAttribute("aria-label", `${state.sides[seat]} ${pool === "wait" ? "waiting" : "borne off"}: ${count}`);
+      div.append(`${state.sides[seat]} ${pool === "wait" ? "waiting" : "off"} ${count} `);
+      for (let i = 0; i < count; i++) div.appendChild(piece(seat));
+      box.appendChild(div);
+    }
+  }
+}
+
+function drawDice() {
+  const {layout, state} = current;
+  if (state.throw === null) { $("dice").textContent = ""; return; }
+  const marked = layout.dice.marked[String(state.throw)];
+  const marks = "\u25B2".repeat(marked) + "\u25B3".repeat(layout.dice.count - marked);
+  $("dice").textContent = `${marks} ${state.throw}`;
+  $("dice").title = `${layout.dice.name}: ${marked} of ${layout.dice.count} marked`;
+}
+
+function drawMoves() {
+  const {state} = current;
+  const list = $("moves");
+  list.innerHTML = "";
+  state.moves.forEach((m, n) => {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.textContent = m.text;
+    button.className = "move-choice";
+    button.dataset.move = m.index;
+    button.addEventListener("click", () => move(m.index));
+    li.appendChild(button);
+    list.appendChild(li);
+    const from = document.getElementById(`cell-${m.from_cell}`);
+    if (from) {
+      const ring = from.querySelector(`.piece.seat${state.seat}`) || from;
+      ring.classList.add("movable");
+      ring.tabIndex = 0;
+      ring.dataset.move = m.index;
+      ring.setAttribute("aria-label", `move ${n + 1}: ${m.text}`);
+      ring.addEventListener("click", () => move(m.index));
+      ring.addEventListener("keydown", (e) => { if (e.key === "Enter") move(m.index); });
+      ring.addEventListener("mouseenter", () => mark(m.to_cell, true));
+      ring.addEventListener("mouseleave", () => mark(m.to_cell, false));
+    }
+  });
+}
+
+function mark(cell, on) {
+  const to = document.getElementById(`cell-${cell}`);
+  if (to) to.classList.toggle("target", on);
+}
+
+function show(data) {
+  current = {...current, ...data};
+  for (const e of data.events || []) addLog(e.text);
+  drawBoard(); drawDice(); drawMoves();
+  const s = current.state;
+  const human = s.humans.includes(s.seat);
+  $("throw").disabled = !(s.phase === "throw" && human);
+  $("hint").disabled = !(s.phase === "move" && current.judge);
+  if (s.phase === "over") {
+    $("status").textContent = `${s.sides[s.winner]} wins the game.`;
+    if (data.review) showReview(data.review);
+  } else if (s.phase === "throw") {
+    $("status").textContent = `${s.side} to throw.`;
+  } else {
+    $("status").textContent = `${s.side} threw ${s.throw}: choose a ringed piece.`;
+  }
+}
+
+async function act(method, path, body) {
+  try {
+    $("hint-box").hidden = true;
+    show(await api(method, path, body));
+  } catch (err) {
+    addLog(`error: ${err.message}`);
+  }
+}
+
+const throwDice = () => act("POST", `/api/games/${current.id}/throw`);
+const move = (index) => act("POST", `/api/games/${current.id}/move`, {move: index});
+
+async function hint() {
+  try {
+    const h = await api("GET", `/api/games/${current.id}/hint`);
+    const rows = h.moves.map((m, n) =>
+      `<tr><td>${n + 1}</td><td>${m.text}</td><td>${(100 * m.chance).toFixed(2)}%</td>` +
+      `<td>${m.loss_points.toFixed(2)}</td></tr>`).join("");
+    $("hint-box").innerHTML = `<p>Moves from best to worst (${h.source}):</p><table>` +
+      `<tr><th></th><th>move</th><th>you win</th><th>points lost</th></tr>${rows}</table>`;
+    $("hint-box").hidden = false;
+  } catch (err) {
+    addLog(`error: ${err.message}`);
+  }
+}
+
+function chart(chances) {
+  const w = 480, h = 160;
+  if (!chances.length) return "";
+  const x = (i) => (chances.length === 1 ? 0 : i * w / (chances.length - 1));
+  const y = (v) => h - v * h;
+  const points = chances.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+  return `<svg id="chart" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" ` +
+    `aria-label="your winning chance over the game">` +
+    `<line x1="0" y1="${h / 2}" x2="${w}" y2="${h / 2}" stroke="#c9b99a" stroke-dasharray="4"/>` +
+    `<polyline fill="none" stroke="#b5523b" stroke-width="2" points="${points}"/></svg>`;
+}
+
+function showReview(reviews) {
+  $("review-body").innerHTML = reviews.map((r) => {
+    const worst = r.worst.map((w) =>
+      `<tr><td>${w.turn}</td><td>${w.throw}</td><td>${w.played}</td><td>${w.better}</td>` +
+      `<td>${w.loss_points.toFixed(2)}</td></tr>`).join("");
+    return `<h3>${r.side}</h3><p>Winning chance given away: ` +
+      `<strong>${r.points_given_away.toFixed(2)} points</strong> over ${r.decisions} ` +
+      `decisions with a choice; error rate ${(100 * r.error_rate).toFixed(0)}%. ` +
+      `Figures ${r.source}.</p>` +
+      (worst ? `<table><tr><th>turn</th><th>throw</th><th>played</th><th>better</th>` +
+        `<th>points lost</th></tr>${worst}</table>` : "<p>No mistakes.</p>") +
+      `<p>Winning chance at every throw (dashed: even):</p>${chart(r.chances)}`;
+  }).join("");
+  $("review").hidden = false;
+}
+
+document.addEventListener("keydown", (e) => {
+  if (!current || $("play").hidden || e.target.tagName === "SELECT") return;
+  if (e.key === "t" && !$("throw").disabled) throwDice();
+  else if (e.key === "h" && !$("hint").disabled) hint();
+  else if (/^[1-9]$/.test(e.key) && current.state.phase === "move" &&
+           current.state.humans.includes(current.state.seat)) {
+    const m = current.state.moves[Number(e.key) - 1];
+    if (m) move(m.index);
+  }
+});
+
+async function init() {
+  const data = await api("GET", "/api/games");
+  games = data.games;
+  for (const g of games) option($("game"), g.name, g.name);
+  $("game").addEventListener("change", fillSetup);
+  fillSetup();
+  $("setup-form").addEventListener("submit", start);
+  $("throw").addEventListener("click", throwDice);
+  $("hint").addEventListener("click", hint);
+  $("new").addEventListener("click", () => { $("play").hidden = true; $("setup").hidden = false; });
+}
+
+init();

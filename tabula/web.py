@@ -1,0 +1,220 @@
+"""`tabula serve`: the games in a browser. A Starlette app: a JSON API over
+tabula/session.py (the one implementation of the rules is the Python one) and one
+page of plain HTML, CSS and JavaScript, every asset served from tabula/static/.
+
+API (every error is a 4xx with {"error": "one line"}):
+  GET  /api/games                      the games, their sides, variants and levels
+  POST /api/games                      a new game: {"game", "pieces", "level", "side",
+                                       "hotseat", "seed"} -> {"id", "state", "events"}
+  GET  /api/games/ID                   its state
+  POST /api/games/ID/throw             the player to move throws
+  POST /api/games/ID/move              {"move": index} of the listed legal moves
+  GET  /api/games/ID/hint              the moves ranked, with winning chances and losses
+  GET  /api/games/ID/review            how each person played (also sent when it ends)
+  GET  /api/rules/GAME                 the rules (docs/rules/GAME.md) as HTML
+  GET  /rules/GAME                     the same as a page
+After a person's throw or move the computer plays its turns at once; the answer
+lists every event (throws, moves with what they did, passes, the win) in order.
+"""
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from games import GAMES, get_game
+from infra.errors import TabulaError
+
+from .session import (LEVELS, Session, SessionError, computer_player, make_judge,
+                      shipped_model, shipped_pieces)
+
+STATIC = Path(__file__).resolve().parent / "static"
+MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
+MAX_BODY = 10_000     # bytes of a request body
+
+
+class Games:
+    """The games being played, each with its lock (one request at a time per game)."""
+
+    def __init__(self, table=None, models=None):
+        self.table, self.models = table, models or {}
+        self.sessions = OrderedDict()
+        self.lock = threading.Lock()
+        self.loaded = {}   # model path -> OnnxValueModel
+
+    def model(self, game):
+        path = self.models.get(game.name) or shipped_model(game)
+        if path is None:
+            return None, None
+        if str(path) not in self.loaded:
+            from export.model_file import OnnxValueModel
+            self.loaded[str(path)] = OnnxValueModel(path, game=game.name, pieces=game.pieces)
+        if self.loaded[str(path)].game.pieces != game.pieces:
+            return None, None
+        return path, self.loaded[str(path)]
+
+    def new(self, request: dict) -> tuple[str, Session]:
+        name = request.get("game")
+        if name not in GAMES:
+            raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
+        pieces = request.get("pieces")
+        if pieces is None:
+            shipped = shipped_pieces(name)
+            pieces = shipped[-1] if shipped else None
+        game = get_game(name, pieces)
+        level = request.get("level", "journeyman")
+        hotseat = request.get("hotseat", False)
+        if not isinstance(hotseat, bool):
+            raise TabulaError("hotseat must be true or false")
+        side = request.get("side", game.sides[0])
+        if side not in game.sides:
+            raise TabulaError(f"side for {name} is {game.sides[0]} or {game.sides[1]}, "
+                               f"not {side!r}")
+        seed = request.get("seed")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
+                                 or not 0 <= seed < 2**64):
+            raise TabulaError("seed must be a whole number from 0 to 2**64 - 1")
+        table = self.table if self.table is not None and (
+            self.table.game.name, self.table.game.pieces) == (game.name, game.pieces) else None
+        model_path, model = self.model(game)
+        computer = None if hotseat else computer_player(game, level, table, model_path)
+        humans = {0, 1} if hotseat else {game.sides.index(side)}
+        session = Session(game, humans, computer, make_judge(table, model), seed)
+        session.level = None if hotseat else level
+        session.lock = threading.Lock()
+        key = secrets.token_hex(8)
+        with self.lock:
+            self.sessions[key] = session
+            while len(self.sessions) > MAX_SESSIONS:
+                self.sessions.popitem(last=False)
+        return key, session
+
+    def get(self, key: str) -> Session:
+        session = self.sessions.get(key)
+        if session is None:
+            raise HTTPException(404, f"no game {key!r} (finished long ago, or never started)")
+        return session
+
+
+def answer(key, session, events=()) -> dict:
+    result = {"id": key, "state": session.state(), "events": list(events),
+              "level": session.level, "judge": session.judge.source if session.judge else None}
+    if session.over and session.judge is not None:
+        result["review"] = [session.review(seat) for seat in sorted(session.humans)]
+    return result
+
+
+async def body(request: Request) -> dict:
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise HTTPException(413, "request body too large")
+    try:
+        data = json.loads(raw or b"{}")
+    except (ValueError, UnicodeDecodeError):
+        raise HTTPException(400, "the request body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise HTTPException(400, "the request body must be a JSON object")
+    return data
+
+
+def create_app(table=None, models=None) -> Starlette:
+    """The app; `table`: a solved table for perfect play and exact hints of its variant;
+    `models`: {game name: ONNX path} instead of the shipped networks."""
+    games = Games(table, models)
+
+    async def index(request):
+        return FileResponse(STATIC / "index.html")
+
+    async def list_games(request):
+        return JSONResponse({"levels": LEVELS, "games": [
+            {"name": name, "sides": get_game(name).sides, "max_pieces": m.MAX_PIECES,
+             "default_pieces": (shipped_pieces(name) or [m.DEFAULT_PIECES])[-1],
+             "shipped_pieces": shipped_pieces(name),
+             "table_pieces": (table.game.pieces if table is not None
+                              and table.game.name == name else None)}
+            for name, m in GAMES.items()]})   # in the order they were registered
+
+    async def new_game(request):
+        key, session = games.new(await body(request))
+        with session.lock:
+            events = session.computer_turns()
+            return JSONResponse(answer(key, session, events) | {"layout": session.game.layout})
+
+    async def state(request):
+        key = request.path_params["key"]
+        session = games.get(key)
+        with session.lock:
+            return JSONResponse(answer(key, session) | {"layout": session.game.layout})
+
+    async def throw(request):
+        key = request.path_params["key"]
+        session = games.get(key)
+        with session.lock:
+            if not session.over and session.seat not in session.humans:
+                raise SessionError("it is the computer's turn")
+            events = session.roll()
+            events += session.computer_turns()
+            return JSONResponse(answer(key, session, events))
+
+    async def move(request):
+        key = request.path_params["key"]
+        data = await body(request)
+        session = games.get(key)
+        with session.lock:
+            if "move" not in data:
+                raise TabulaError('give the move as {"move": index}')
+            events = session.play(data["move"])
+            events += session.computer_turns()
+            return JSONResponse(answer(key, session, events))
+
+    async def hint(request):
+        session = games.get(request.path_params["key"])
+        with session.lock:
+            return JSONResponse(session.hint())
+
+    async def review(request):
+        session = games.get(request.path_params["key"])
+        with session.lock:
+            return JSONResponse({"review": [session.review(s) for s in sorted(session.humans)]})
+
+    def rules_html(name) -> str:
+        import markdown
+        if name not in GAMES:
+            raise HTTPException(404, f"no game {name!r}")
+        return markdown.markdown(get_game(name).rules_text(), extensions=["tables",
+                                                                        "fenced_code"])
+
+    async def rules(request):
+        return JSONResponse({"html": rules_html(request.path_params["name"])})
+
+    async def rules_page(request):
+        html = rules_html(request.path_params["name"])
+        return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+                            f"<title>Rules</title><link rel='stylesheet' href='/static/style.css'>"
+                            f"</head><body class='rules'><p><a href='/'>Back to the game</a></p>"
+                            f"{html}</body></html>")
+
+    async def error(request, exc):
+        if isinstance(exc, HTTPException):
+            return JSONResponse({"error": exc.detail}, status_code=exc.status_code)
+        return JSONResponse({"error": str(exc)}, status_code=409 if isinstance(
+            exc, SessionError) else 400)
+
+    routes = [Route("/", index), Route("/api/games", list_games),
+              Route("/api/games", new_game, methods=["POST"]),
+              Route("/api/games/{key}", state),
+              Route("/api/games/{key}/throw", throw, methods=["POST"]),
+              Route("/api/games/{key}/move", move, methods=["POST"]),
+              Route("/api/games/{key}/hint", hint),
+              Route("/api/games/{key}/review", review),
+              Route("/api/rules/{name}", rules), Route("/rules/{name}", rules_page),
+              Mount("/static", StaticFiles(directory=STATIC), name="static")]
+    return Starlette(routes=routes, exception_handlers={HTTPException: error,
+                                                       TabulaError: error})

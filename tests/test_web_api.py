@@ -1,0 +1,122 @@
+"""The web app's JSON API (tabula/web.py): games played through it, and bad requests
+answered with a 4xx and a one-line JSON error, never a 500."""
+import pytest
+from starlette.testclient import TestClient
+
+from tabula.web import create_app
+
+
+@pytest.fixture(scope="module")
+def client(tables):
+    return TestClient(create_app(tables[("ur", 3)]), raise_server_exceptions=False)
+
+
+def new(client, **request):
+    response = client.post("/api/games", json=request)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def play_out(client, key, data, pick=0, limit=2000):
+    """Throw and move (always listed move `pick`) until the game ends."""
+    events = list(data["events"])
+    for _ in range(limit):
+        state = data["state"]
+        if state["phase"] == "over":
+            return data, events
+        if state["phase"] == "throw":
+            data = client.post(f"/api/games/{key}/throw").json()
+        else:
+            data = client.post(f"/api/games/{key}/move",
+                               json={"move": state["moves"][min(pick, len(state["moves"]) - 1)]
+                                     ["index"]}).json()
+        events += data["events"]
+    raise AssertionError("the game did not end")
+
+
+def test_a_whole_game_against_the_apprentice_with_its_review(client):
+    data = new(client, game="ur", pieces=3, level="apprentice", seed=5)
+    assert data["state"]["phase"] == "throw" and data["layout"]["rows"] == 3
+    assert data["judge"] == "exact, from the table"
+    data, events = play_out(client, data["id"], data)
+    kinds = {e["kind"] for e in events}
+    assert {"throw", "move", "win"} <= kinds
+    assert any("captures" in e["text"] for e in events)
+    review = data["review"][0]
+    assert review["side"] == "light" and review["exact"]
+    assert 0 <= review["error_rate"] <= 1 and len(review["worst"]) <= 3
+    assert len(review["chances"]) == data["state"]["turn"] + 1
+    assert review["chances"][-1] in (0.0, 1.0)
+    winner, board = data["state"]["winner"], data["state"]["board"]
+    assert board["off"][winner] == 3 and board["off"][1 - winner] < 3
+
+
+def test_hints_rank_the_moves(client):
+    data = new(client, game="ur", pieces=3, level="master", seed=1, side="dark")
+    key = data["id"]
+    assert data["events"] and data["state"]["seat"] == 1   # the computer threw first
+    for _ in range(50):
+        if data["state"]["phase"] == "move" and len(data["state"]["moves"]) > 1:
+            break
+        data = (client.post(f"/api/games/{key}/throw").json()
+                if data["state"]["phase"] == "throw" else
+                client.post(f"/api/games/{key}/move", json={"move": 0}).json())
+    hint = client.get(f"/api/games/{key}/hint").json()
+    chances = [m["chance"] for m in hint["moves"]]
+    assert chances == sorted(chances, reverse=True) and hint["moves"][0]["loss_points"] == 0
+    assert hint["exact"] and all(m["loss_points"] >= 0 for m in hint["moves"])
+
+
+def test_bad_requests_get_a_4xx_and_one_line(client):
+    key = new(client, game="ur", pieces=3, level="apprentice", seed=2)["id"]
+    bad = [client.post("/api/games", json={"game": "chess"}),
+           client.post("/api/games", json={"game": "ur", "pieces": 99}),
+           client.post("/api/games", json={"game": "ur", "pieces": "two"}),
+           client.post("/api/games", json={"game": "ur", "side": "white"}),
+           client.post("/api/games", json={"game": "ur", "level": "god"}),
+           client.post("/api/games", json={"game": "ur", "seed": -1}),
+           client.post("/api/games", content=b"{not json"),
+           client.post("/api/games", content=b"[1, 2]"),
+           client.post(f"/api/games/{key}/move", json={"move": 0}),       # before the throw
+           client.get("/api/games/nope"),
+           client.get("/api/rules/chess"),
+           client.get(f"/api/games/{key}/hint")]
+    client.post(f"/api/games/{key}/throw")
+    bad += [client.post(f"/api/games/{key}/move", json={"move": 99}),
+            client.post(f"/api/games/{key}/move", json={"move": "1"}),
+            client.post(f"/api/games/{key}/move", json={}),
+            client.post(f"/api/games/{key}/move", content=b"\xff\xfe")]
+    for response in bad:
+        assert 400 <= response.status_code < 500, (response.status_code, response.text)
+        error = response.json()["error"]
+        assert error and "\n" not in error
+
+
+def test_a_finished_game_takes_no_move(client):
+    data = new(client, game="senet", pieces=1, hotseat=True, seed=3)
+    data, _ = play_out(client, data["id"], data)
+    for response in (client.post(f"/api/games/{data['id']}/throw"),
+                     client.post(f"/api/games/{data['id']}/move", json={"move": 0})):
+        assert response.status_code == 409 and "over" in response.json()["error"]
+
+
+def test_two_games_in_two_tabs_do_not_interfere(client):
+    a = new(client, game="ur", pieces=3, level="apprentice", seed=7)
+    b = new(client, game="senet", pieces=4, level="journeyman", seed=7)
+    assert a["id"] != b["id"]
+    client.post(f"/api/games/{a['id']}/throw")
+    after = client.get(f"/api/games/{b['id']}").json()["state"]
+    assert after["game"] == "senet" and after["phase"] == "throw" and after["turn"] == 0
+    assert client.get(f"/api/games/{a['id']}").json()["state"]["turn"] == 1
+
+
+def test_pages_and_assets_are_served_locally(client):
+    page = client.get("/")
+    assert page.status_code == 200 and "/static/app.js" in page.text
+    assert "http" not in page.text.replace("http-equiv", "")   # nothing from elsewhere
+    assert client.get("/static/app.js").status_code == 200
+    rules = client.get("/rules/senet")
+    assert rules.status_code == 200 and "<h1>Senet" in rules.text and "<table>" in rules.text
+    games = client.get("/api/games").json()
+    ur = next(g for g in games["games"] if g["name"] == "ur")
+    assert ur["table_pieces"] == 3 and 7 in ur["shipped_pieces"]

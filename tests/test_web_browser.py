@@ -1,0 +1,172 @@
+"""The web app in a real headless browser (Debian's Chromium, driven by Selenium):
+games played by clicking, what the page announces, the review, hints, the rules.
+Screenshots of the board and the review go to runs/browser-tests/."""
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tabula.web import create_app
+
+CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
+SHOTS = Path(__file__).resolve().parent.parent / "runs" / "browser-tests"
+pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
+                                reason="needs chromium and chromedriver (.ci/run installs them)")
+
+
+@pytest.fixture(scope="module")
+def server(tables):
+    import uvicorn
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = uvicorn.Config(create_app(tables[("ur", 3)]), host="127.0.0.1", port=port,
+                            log_level="warning")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if running.started:
+            break
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}"
+    running.should_exit = True
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                 "--disable-dev-shm-usage", "--window-size=1100,1400"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    driver.implicitly_wait(0)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, condition, timeout=10.0):
+    end = time.time() + timeout
+    while time.time() < end:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError("the page did not get there in time")
+
+
+def start(driver, url, game, pieces, level=None, hotseat=False, seed=None):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    driver.get(f"{url}/" + (f"?seed={seed}" if seed is not None else ""))
+    wait(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    Select(driver.find_element(By.ID, "pieces")).select_by_value(str(pieces))
+    driver.find_element(By.CSS_SELECTOR,
+                        f"input[name=mode][value={'hotseat' if hotseat else 'computer'}]").click()
+    if level:
+        driver.find_element(By.CSS_SELECTOR, f"input[name=level][value={level}]").click()
+    driver.find_element(By.ID, "start").click()
+    wait(driver, lambda: driver.find_element(By.ID, "play").is_displayed())
+
+
+def step(driver) -> str:
+    """Throw, or click the first ringed piece; returns what was done."""
+    from selenium.webdriver.common.by import By
+    status = driver.find_element(By.ID, "status").text
+    if "wins" in status:
+        return "over"
+    throw = driver.find_element(By.ID, "throw")
+    if throw.is_enabled():
+        log = len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
+        throw.click()
+        wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, "#log li")) > log)
+        return "throw"
+    ringed = driver.find_elements(By.CSS_SELECTOR, "#board .movable, .pools .movable")
+    assert ringed, f"nothing to do at: {status}"
+    log = len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
+    ringed[0].click()
+    wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, "#log li")) > log)
+    return "move"
+
+
+def test_an_ur_game_to_the_end_with_a_hint_a_capture_and_the_review(browser, server):
+    from selenium.webdriver.common.by import By
+    start(browser, server, "ur", 3, level="apprentice", seed=5)
+    cells = browser.find_elements(By.CSS_SELECTOR, "#board .cell")
+    assert len(cells) == 20 and len(browser.find_elements(By.CSS_SELECTOR, ".cell.rosette")) == 5
+    hinted = False
+    for _ in range(1000):
+        done = step(browser)
+        if done == "over":
+            break
+        moves = browser.find_elements(By.CSS_SELECTOR, "#moves button")
+        if not hinted and len(moves) > 1:
+            browser.save_screenshot(str(SHOTS / "ur-board.png"))
+            browser.find_element(By.ID, "hint").click()
+            box = wait(browser, lambda: browser.find_element(By.ID, "hint-box").is_displayed()
+                       and browser.find_element(By.ID, "hint-box"))
+            assert "exact, from the table" in box.text and "points lost" in box.text
+            hinted = True
+    log = browser.find_element(By.ID, "log").text
+    assert "wins" in browser.find_element(By.ID, "status").text
+    assert "captures the piece on" in log and "throws again" in log
+    review = wait(browser, lambda: browser.find_element(By.ID, "review").is_displayed()
+                  and browser.find_element(By.ID, "review"))
+    assert "points" in review.text and "error rate" in review.text
+    assert browser.find_elements(By.CSS_SELECTOR, "#review svg polyline")
+    browser.save_screenshot(str(SHOTS / "ur-review.png"))
+    assert hinted
+
+
+def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    start(browser, server, "senet", 4, level="journeyman", seed=2)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 30
+    assert browser.find_elements(By.CSS_SELECTOR, ".cell.water")
+    body = browser.find_element(By.TAG_NAME, "body")
+    log = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
+    body.send_keys("t")   # the keyboard throws
+    wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#log li")) > log)
+    for _ in range(8):
+        if step(browser) == "over":
+            break
+    assert "white" in browser.find_element(By.ID, "log").text
+    assert Keys   # imported for the key names above
+    browser.save_screenshot(str(SHOTS / "senet-board.png"))
+
+
+def test_pass_the_screen(browser, server):
+    from selenium.webdriver.common.by import By
+    start(browser, server, "ur", 2, hotseat=True, seed=1)
+    seen = set()
+    for _ in range(60):
+        status = browser.find_element(By.ID, "status").text
+        seen.add(status.split()[0])
+        if step(browser) == "over":
+            break
+    assert {"light", "dark"} <= seen   # both sides played from this screen
+
+
+def test_the_rules_page_opens(browser, server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    browser.get(f"{server}/")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "game")).select_by_value("senet")
+    assert browser.find_element(By.ID, "rules-link").get_attribute("href").endswith("/senet")
+    Select(browser.find_element(By.ID, "game")).select_by_value("ur")
+    browser.find_element(By.ID, "rules-link").click()
+    browser.switch_to.window(browser.window_handles[-1])   # it opens in a new tab
+    heading = browser.find_element(By.TAG_NAME, "h1").text
+    assert heading.startswith("The Royal Game of Ur"), (heading, browser.current_url)
+    assert browser.find_elements(By.TAG_NAME, "table")
