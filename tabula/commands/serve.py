@@ -1,4 +1,6 @@
 """tabula serve: play the games in a web browser (a local web app)."""
+import socket
+
 from .common import UsageError
 
 
@@ -37,6 +39,12 @@ def run(args):
     for path in args.model:
         models[OnnxValueModel(path).game.name] = path
     app = create_app(table, models)
+    with socket.socket() as probe:
+        try:
+            probe.bind((args.host, args.port))
+        except OSError as err:
+            raise UsageError(f"cannot listen on {args.host}:{args.port} ({err.strerror}): "
+                             "give another --port or --host") from None
     print(f"tabula: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)",
           flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
