@@ -165,6 +165,7 @@ function show(data) {
   if (s.phase === "over") {
     $("status").textContent = `${s.sides[s.winner]} wins the game.`;
     if (data.review) showReview(data.review);
+    else if (!current.judge) addLog("No review: neither a table nor a network plays this variant.");
   } else if (s.phase === "throw") {
     $("status").textContent = `${s.side} to throw.`;
   } else {
