@@ -1,4 +1,5 @@
-"""An exported model opened for inference with onnxruntime, checked against its manifest."""
+"""An exported model opened for inference with onnxruntime, checked against the
+metadata inside the ONNX file and the manifest beside it."""
 import json
 from pathlib import Path
 
@@ -9,8 +10,23 @@ from infra.errors import TabulaError
 from infra.manifest import missing_fields, sha256_file
 
 
+FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
+OUTPUT_MEANING = "probability that the player about to throw wins"
+
+
 class ModelError(TabulaError):
     """A model file that is missing, unreadable or made for another game."""
+
+
+def model_metadata(game) -> dict:
+    """What an exported model carries inside its ONNX file (metadata_props), so that the
+    file alone says what it plays and how to feed it."""
+    return {"tabula.format": FORMAT, "tabula.format_version": str(FORMAT_VERSION),
+            "tabula.game": game.name, "tabula.rules": game.rules,
+            "tabula.pieces": str(game.pieces), "tabula.input": "codes: int64 [batch], packed "
+            "positions seen by the player about to throw",
+            "tabula.code_layout": game.code_layout, "tabula.features": game.features_doc(),
+            "tabula.output": f"win_probability: float32 [batch], {OUTPUT_MEANING}"}
 
 
 class OnnxValueModel:
@@ -22,18 +38,6 @@ class OnnxValueModel:
         self.path = Path(path)
         if not self.path.is_file():
             raise ModelError(f"no model file {self.path}")
-        self.manifest = None
-        manifest_path = self.path.with_suffix(".json")
-        if check_manifest:
-            if not manifest_path.is_file():
-                raise ModelError(f"{self.path} has no manifest {manifest_path.name} beside it")
-            self.manifest = json.loads(manifest_path.read_text())
-            self.game = get_game(self.manifest["game"], int(self.manifest["pieces"]))
-            if game is not None and game != self.game.name:
-                raise ModelError(f"{self.path} is a model of {self.game.name}, not of {game}")
-            if pieces is not None and pieces != self.game.pieces:
-                raise ModelError(f"{self.path} was trained with pieces={self.game.pieces}, "
-                                 f"not pieces={pieces}")
         options = ort.SessionOptions()
         if threads:
             options.intra_op_num_threads = threads
@@ -43,6 +47,38 @@ class OnnxValueModel:
         except Exception as err:  # noqa: BLE001 - any unloadable file gets one line
             raise ModelError(f"{self.path} is not a loadable ONNX model ({err})") from None
         self.input = self.session.get_inputs()[0].name
+        self.metadata = dict(self.session.get_modelmeta().custom_metadata_map)
+        if self.metadata.get("tabula.format") != FORMAT:
+            raise ModelError(f"{self.path} carries no tabula metadata (not made by tabula "
+                             "export, or by a version before it wrote them): export it again")
+        self.game = get_game(self.metadata["tabula.game"], int(self.metadata["tabula.pieces"]))
+        if model_metadata(self.game)["tabula.rules"] != self.metadata.get("tabula.rules"):
+            raise ModelError(f"{self.path} plays rules {self.metadata.get('tabula.rules')!r}, "
+                             f"not tabula's {self.game.rules!r} of {self.game.name}")
+        if game is not None and game != self.game.name:
+            raise ModelError(f"{self.path} is a model of {self.game.name}, not of {game}")
+        if pieces is not None and pieces != self.game.pieces:
+            raise ModelError(f"{self.path} was trained with pieces={self.game.pieces}, "
+                             f"not pieces={pieces}")
+        self.manifest = self._manifest() if check_manifest else None
+
+    def _manifest(self) -> dict:
+        """The manifest beside the model, which must describe the same game variant."""
+        path = self.path.with_suffix(".json")
+        if not path.is_file():
+            raise ModelError(f"{self.path} has no manifest {path.name} beside it")
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, UnicodeDecodeError):
+            raise ModelError(f"{path} is not a JSON manifest") from None
+        if not isinstance(manifest, dict):
+            raise ModelError(f"{path} is not a JSON manifest")
+        said = (manifest.get("game"), manifest.get("rules"), manifest.get("pieces"))
+        if said != (self.game.name, self.game.rules, self.game.pieces):
+            raise ModelError(f"{path} describes {said[0]} ({said[1]}, pieces={said[2]}) but "
+                             f"the model in {self.path.name} plays {self.game.name} "
+                             f"({self.game.rules}, pieces={self.game.pieces})")
+        return manifest
 
     def verify(self) -> dict:
         """The file's SHA-256 against its manifest, the schema's fields, and values in
@@ -54,9 +90,10 @@ class OnnxValueModel:
         values = self.predict(codes)
         sane = bool(np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all())
         sha_ok = sha256 == self.manifest.get("sha256")
+        metadata_ok = self.metadata == model_metadata(self.game)
         return {"model": str(self.path), "sha256_ok": sha_ok, "sha256": sha256,
-                "values_ok": sane, "missing_fields": missing,
-                "ok": sha_ok and sane and not missing}
+                "metadata_ok": metadata_ok, "values_ok": sane, "missing_fields": missing,
+                "ok": sha_ok and metadata_ok and sane and not missing}
 
     def predict(self, codes) -> np.ndarray:
         codes = np.ascontiguousarray(codes, dtype=np.int64)

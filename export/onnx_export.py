@@ -21,7 +21,7 @@ from infra.errors import TabulaError
 from games.sampling import uniform_positions
 from infra.manifest import sha256_file, stamp
 
-from .model_file import OnnxValueModel
+from .model_file import FORMAT, FORMAT_VERSION, OUTPUT_MEANING, OnnxValueModel, model_metadata
 from .quantize import mean_inputs, quantize_weights
 
 PARITY_POSITIONS = 20_000
@@ -29,7 +29,6 @@ PARITY_BOUND = 1e-6
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 CALIBRATION_SEED = 54321
 INPUT_NAME, OUTPUT_NAME = "codes", "win_probability"
-FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
 
 
 class ExportError(TabulaError):
@@ -84,7 +83,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
                           output_names=[OUTPUT_NAME],
                           dynamic_shapes=({0: torch.export.Dim("batch")},),
                           external_data=False)
-    _strip_debug_info(partial)
+    _finish_graph(partial, game)
     os.replace(partial, out)
     common = {**stamp(FORMAT, FORMAT_VERSION, game), "parameters": net.parameter_count(),
               "hidden": list(net.hparams.hidden), "activation": net.hparams.activation,
@@ -94,7 +93,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
                         "code_layout": game.code_layout,
                         "features": game.features_doc()},
               "output": {"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch"],
-                         "description": "probability that the player about to throw wins"},
+                         "description": OUTPUT_MEANING},
               "checkpoint": str(checkpoint), "checkpoint_sha256": sha256_file(checkpoint),
               "data_file": recorded.get("data_path"),
               "data_sha256": recorded.get("data_sha256"),
@@ -113,15 +112,26 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     return results
 
 
-def _strip_debug_info(path):
-    """Drop the exporter's per-node stack traces and names of Python sources: they
-    more than double a small model's file and say nothing to its users."""
+def _finish_graph(path, game):
+    """Drop the exporter's per-node stack traces and names of Python sources (they
+    more than double a small model's file and say nothing to its users), and write
+    what the model plays into the file's metadata."""
     import onnx
     model = onnx.load(str(path))
     for node in model.graph.node:
         node.doc_string = ""
         del node.metadata_props[:]
+    write_metadata(model, game)
     onnx.save(model, str(path))
+
+
+def write_metadata(model, game):
+    """Set an ONNX model's doc string and tabula metadata (model_metadata) for `game`."""
+    import onnx
+    model.doc_string = (f"tabula value network for {game.name} ({game.rules} rules, "
+                        f"{game.pieces} pieces a side): {OUTPUT_MEANING}")
+    del model.metadata_props[:]
+    onnx.helper.set_model_props(model, model_metadata(game))
 
 
 def _finish(path, common, codes, reference, precision, fp32_path=None) -> dict:

@@ -116,3 +116,31 @@ def test_model_of_another_game_is_refused(exported):
     from export.model_file import ModelError
     with pytest.raises(ModelError, match="model of ur, not of senet"):
         OnnxValueModel(exported, game="senet")
+
+
+def test_metadata_round_trip_and_mismatches_refused(exported, tmp_path):
+    from export.model_file import ModelError, model_metadata
+    model = OnnxValueModel(exported)
+    assert model.metadata == model_metadata(model.game)
+    assert model.metadata["tabula.game"] == "ur" and model.metadata["tabula.pieces"] == "3"
+    assert onnx.load(str(exported)).doc_string.startswith("tabula value network for ur")
+
+    def tampered(name, change):
+        graph = onnx.load(str(exported))
+        props = {p.key: p.value for p in graph.metadata_props}
+        del graph.metadata_props[:]
+        onnx.helper.set_model_props(graph, change(props))
+        path = tmp_path / f"{name}.onnx"
+        onnx.save(graph, str(path))
+        path.with_suffix(".json").write_text(exported.with_suffix(".json").read_text())
+        return path
+
+    senet = tampered("senet", lambda p: {**p, "tabula.game": "senet", "tabula.rules": "kendall"})
+    with pytest.raises(ModelError, match="describes ur"):
+        OnnxValueModel(senet)                       # the manifest says ur
+    with pytest.raises(ModelError, match="no tabula metadata"):
+        OnnxValueModel(tampered("bare", lambda p: {}))
+    with pytest.raises(ModelError, match="rules"):
+        OnnxValueModel(tampered("rules", lambda p: {**p, "tabula.rules": "masters"}))
+    with pytest.raises(ModelError, match="not of senet"):
+        OnnxValueModel(exported, game="senet")
