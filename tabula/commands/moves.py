@@ -32,16 +32,8 @@ def add_parser(sub):
 
 
 def moves_json(game, code, throw, table=None):
-    moves = game.legal_moves(code, throw)
-    answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
-               "again": m["again"], "over": m["over"]} for m in moves]
-    if table is not None and moves:
-        from solver.bellman import table_move_worths
-        worths = table_move_worths(table, [m["position"] for m in moves],
-                                   [m["info"] for m in moves])
-        for move, worth in zip(answer, worths):
-            move["value"] = float(worth)
-    return {"moves": answer}
+    from tabula.api import moves
+    return {"moves": moves(table if table is not None else game, code, throw)}
 
 
 def describe(game, code, throw, answer):

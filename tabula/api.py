@@ -1,0 +1,111 @@
+"""tabula from Python, in a few lines: positions as the JSON the command line takes
+and prints, results as plain dicts. docs/API.md shows each call (and is run as a
+test). Everything here is a thin layer over the packages below; they stay usable
+directly, for arrays of packed codes and compiled speed.
+"""
+from pathlib import Path
+
+import numpy as np
+
+from eval.measures import match as _match
+from eval.measures import regret as _regret
+from eval.players import make_player
+from export.model_file import OnnxValueModel
+from games import get_game
+from solver.bellman import table_move_worths
+from solver.table import Table
+
+__all__ = ["game", "open_table", "value", "moves", "open_model", "player", "regret",
+           "match"]
+
+
+def game(name: str, pieces: int | None = None):
+    """The game `name` with `pieces` a side (its default if None)."""
+    return get_game(name, pieces)
+
+
+def open_table(path) -> Table:
+    """A solved table (tabula solve), memory-mapped."""
+    return Table(path)
+
+
+def _code(game, position) -> int:
+    if position == "start":
+        return game.start
+    if isinstance(position, (int, np.integer)) and not isinstance(position, bool):
+        return int(position)
+    return game.position_from_json(position)
+
+
+def value(table: Table, position) -> float:
+    """The exact winning chance of the player about to throw (position: its JSON form,
+    'start', or a packed code)."""
+    return table.value(_code(table.game, position))
+
+
+def moves(source, position, throw: int) -> list[dict]:
+    """The legal moves of `position` for `throw`, as `tabula moves --json` prints them:
+    from, to, the resulting position (JSON, seen by whoever throws next), again,
+    over; with a table as `source` (else a game), each move's exact value too: the
+    mover's winning chance after it."""
+    table = source if isinstance(source, Table) else None
+    game = table.game if table is not None else source
+    found = game.legal_moves(_code(game, position), throw)
+    answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
+               "again": m["again"], "over": m["over"]} for m in found]
+    if table is not None and found:
+        for move, worth in zip(answer, table_move_worths(
+                table, [m["position"] for m in found], [m["info"] for m in found])):
+            move["value"] = float(worth)
+    return answer
+
+
+class Model:
+    """An exported network (tabula export), checked against its manifest."""
+
+    def __init__(self, path):
+        self.onnx = OnnxValueModel(path)
+        self.game = self.onnx.game
+        self.path = Path(path)
+
+    def value(self, position) -> float:
+        """The network's estimate of the winning chance of the player about to throw."""
+        return float(self.onnx.predict([_code(self.game, position)])[0])
+
+    def choose(self, position, throw: int, search: bool = False) -> dict | None:
+        """The move the network plays (with one throw of search if `search`), in the
+        form of `moves`; None when the throw has no legal move."""
+        spec = f"{'net+search' if search else 'net'}:{self.path}"
+        code = _code(self.game, position)
+        found = self.game.legal_moves(code, throw)
+        if not found:
+            return None
+        next_codes = np.zeros((1, self.game.max_moves), dtype=np.int64)
+        infos = np.zeros((1, self.game.max_moves), dtype=np.int64)
+        next_codes[0, :len(found)] = [m["position"] for m in found]
+        infos[0, :len(found)] = [m["info"] for m in found]
+        pick = make_player(spec, self.game).choose(np.array([code]), np.array([len(found)]),
+                                                   next_codes, infos, np.zeros(1))
+        return moves(self.game, code, throw)[int(pick[0])]
+
+
+def open_model(path) -> Model:
+    return Model(path)
+
+
+def player(spec: str, game, table: Table | None = None):
+    """A player as the command line names it: random, heuristic, expectimax:N,
+    perfect (needs the table), net:MODEL.onnx, net+search:MODEL.onnx."""
+    return make_player(spec, game, table)
+
+
+def regret(table: Table, spec: str, games: int = 1000, seed: int = 0) -> dict:
+    """How much winning chance `spec` gives away against perfect play (the summary of
+    `tabula eval regret --json`)."""
+    return _regret(table.game, table, player(spec, table.game, table), games, seed).summary
+
+
+def match(game, a: str, b: str, pairs: int = 1000, seed: int = 0,
+          table: Table | None = None) -> dict:
+    """Duplicate pairs between players `a` and `b` (the answer of `tabula eval match`)."""
+    return _match(game, player(a, game, table), player(b, game, table), pairs, seed, table)
