@@ -14,7 +14,7 @@ from numba import njit, prange
 from games.batch import unrank_many
 from games.game import layer_id
 from games.rng import cumulative, stream_key, uniform
-from infra.progress import ProgressLine
+from infra.progress import Progress
 from infra.manifest import stamp
 
 from .datafile import FORMAT, FORMAT_VERSION, SOURCES, SPLITS, data_sha256, write_data
@@ -34,7 +34,7 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
     cum_probs = cumulative(g.probs)
     parts, part_kinds = [], []
     capacity = FIRST_CAPACITY * (g.max_moves if alternatives else 1)
-    progress = ProgressLine("self-play", games, "games", quiet)
+    progress = Progress("self-play", games, "games", quiet)
     for first in range(0, games, GAMES_PER_CHUNK):
         n = min(GAMES_PER_CHUNK, games - first)
         while True:

@@ -58,6 +58,15 @@ def _losses(layer_of, rank, flat, offsets, counts, next_codes, infos, chosen):
     return out
 
 
+def _work(turns, finished) -> tuple[int, float | None]:
+    """Turns played so far, and the estimate of all turns (see `play`)."""
+    done = int(turns.sum())
+    if not finished.any():
+        return done, None
+    mean = turns[finished].mean()
+    return done, float(turns[finished].sum() + np.maximum(turns[~finished], mean).sum())
+
+
 @dataclass
 class Played:
     winners: np.ndarray          # slot (0 or 1) that won each game
@@ -77,8 +86,10 @@ class Played:
 
 def play(game, players, first, throw_streams, seed, table=None, judged=(), max_turns=100000,
          progress=None) -> Played:
-    """Play len(first) games; first[g] is the slot that throws first in game g;
-    progress(finished games) is called after every step."""
+    """Play len(first) games; first[g] is the slot that throws first in game g.
+    After every step progress(turns played, estimated turns in all) is called: the
+    estimate takes each running game to last as long as the finished ones did on
+    average, or as long as it has already lasted (None before any game ends)."""
     started = time.time()
     n = len(first)
     cum_probs = cumulative(game.probs)
@@ -124,7 +135,7 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
         owner[active[passes]] ^= 1
         active = active[winners[active] < 0]
         if progress is not None:
-            progress(n - len(active))
+            progress(*_work(turns, winners >= 0))
     cat = [np.concatenate(x) if x else np.empty(0) for x in losses]
     return Played(winners, decisions, moves_made, cat[0].astype(np.int64),
                   cat[1].astype(np.int64), cat[2], time.time() - started)

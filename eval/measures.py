@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from infra.progress import ProgressLine
+from infra.progress import Progress
 
 from .engine import play
 from .players import make_player
@@ -29,7 +29,7 @@ def interval95(samples: np.ndarray) -> tuple[float, float, float]:
 def regret(game, table, player, games: int, seed: int, quiet=True) -> Regret:
     """`player` against the perfect player over `games` games, first throw alternating."""
     perfect = make_player("perfect", game, table)
-    progress = ProgressLine(f"regret {player.spec}", games, "games", quiet)
+    progress = Progress(f"regret {player.spec}", None, "turns", quiet)
     played = play(game, [player, perfect], np.arange(games) % 2, np.arange(games), seed,
                   table=table, judged=(0,), progress=progress.update)
     progress.done()
@@ -57,7 +57,7 @@ def match(game, a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     first, both with pair k's throws. A's score is its share of the games won, with
     a 95% interval from the spread of the pair scores. With a table, also A's
     luck-adjusted score (see `luck_adjusted`), with its own interval."""
-    progress = ProgressLine(f"match {a.spec} vs {b.spec}", 2 * pairs, "games", quiet)
+    progress = Progress(f"match {a.spec} vs {b.spec}", None, "turns", quiet)
     first = np.tile([0, 1], pairs)
     played = play(game, [a, b], first, np.repeat(np.arange(pairs), 2), seed, table=table,
                   judged=(0, 1) if table is not None else (), progress=progress.update)

@@ -15,7 +15,6 @@ complete.
 import json
 import os
 import shutil
-import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +28,7 @@ from games.game import N_LAYER_IDS, layer_id, layer_pair
 from solver import hugepages, kernels
 from solver.settings import SolveSettings
 from solver.table import write_table
+from infra.progress import Progress
 from infra.provenance import peak_memory_bytes
 
 MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
@@ -57,45 +57,24 @@ class UnitResult:
     exact: dict = field(default_factory=dict)  # code -> float64 value of watched codes
 
 
-@dataclass
-class Progress:
-    """Prints progress lines to a stream: one per sweep (overwritten on a terminal)
-    and one per finished unit, with an ETA from the positions still to solve."""
-    total_positions: int
-    stream: object = sys.stderr
-    quiet: bool = False
-    done_positions: int = 0
-    started: float = field(default_factory=time.time)
-    last_line: float = 0.0
-    every: float = 10.0  # seconds between sweep lines when not on a terminal
+class SolveProgress(Progress):
+    """The solve's progress: the positions of finished units (whence the ETA), the
+    sweep of the unit at work as the note, and a line for every finished unit."""
 
-    def _eta(self) -> str:
-        elapsed = time.time() - self.started
-        if self.done_positions < 0.01 * self.total_positions:  # compilation would dominate
-            return "?"
-        rest = elapsed * (self.total_positions - self.done_positions) / self.done_positions
-        return f"{rest:.0f}s"
+    def __init__(self, total_positions: int, quiet: bool = False):
+        super().__init__("solve", total_positions, "positions", quiet)
+        self.done_positions = 0
 
     def sweep(self, unit: str, sweep: int, change: float):
-        tty = self.stream.isatty()
-        if self.quiet or (not tty and time.time() - self.last_line < self.every):
-            return
-        self.last_line = time.time()
-        end = "\r" if tty else "\n"
-        print(f"  {unit}: sweep {sweep}, change {change:.2e}, "
-              f"elapsed {time.time() - self.started:.0f}s, ETA {self._eta()}",
-              end=end, file=self.stream, flush=True)
+        self.update(self.done_positions, note=f"{unit}: sweep {sweep}, change {change:.1e}")
 
     def unit_done(self, unit: str, positions: int, result: "UnitResult | None"):
         self.done_positions += positions
-        if self.quiet:
-            return
         what = ("resumed from checkpoint" if result is None else
-                f"{result.sweeps}+{result.policy_sweeps} sweeps, residual {result.residual:.1e}, "
-                f"{result.seconds:.1f}s")
-        print(f"{unit}: {positions:,} positions, {what}; "
-              f"{100 * self.done_positions / self.total_positions:.0f}% done, "
-              f"ETA {self._eta()}" + " " * 10, file=self.stream, flush=True)
+                f"{result.sweeps} full + {result.policy_sweeps} cheap sweeps, residual "
+                f"{result.residual:.1e}, {result.seconds:.1f} s")
+        self.say(f"{unit}: {positions:,} positions, {what}")
+        self.update(self.done_positions)
 
 
 def unit_order(game, max_total=None):
@@ -382,7 +361,7 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
     meta = {"game": game.name, "rules": game.rules, "pieces": game.pieces, "tolerance": tol,
             "max_total": max_total}
     checkpoint = Checkpoint(out, meta)
-    progress = Progress(sum(game.layer_size(*p) for p in layers), quiet=quiet)
+    progress = SolveProgress(sum(game.layer_size(*p) for p in layers), quiet=quiet)
     t0 = time.time()
     for L, M in units:
         unit = list(dict.fromkeys((L, M)))
@@ -407,6 +386,7 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
         progress.unit_done(name, positions, result)
         del result  # the next unit reads what it needs from the checkpoint
     seconds = time.time() - t0
+    progress.done(f"{len(layers)} layers")
     stats = {p: checkpoint.stats(p) for p in layers}
     per_unit = [stats[L] for L, _ in units]  # a unit's figures are stored with both layers
     max_residual = max(s["residual"] for s in per_unit)
@@ -421,7 +401,7 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
     os.replace(tmp, out)
     checkpoint.remove()
     return {"table": str(out), "game": game.name, "pieces": game.pieces,
-            "positions": progress.total_positions, "layers": len(layers),
+            "positions": progress.total, "layers": len(layers),
             "sweeps": sum(s["sweeps"] for s in per_unit),
             "policy_sweeps": sum(s["policy_sweeps"] for s in per_unit),
             "max_residual": max_residual, "start_value": attrs.get("start_value"),
