@@ -22,12 +22,21 @@ COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
            ("win_rate_vs_perfect", "wins vs perfect", "{:.1%}")]
 
 
+def short_name(spec: str) -> str:
+    """A player's name for tables and plots: net:runs/x/model.int8.onnx -> net (model.int8)."""
+    kind, _, model = spec.partition(":")
+    if kind in ("net", "net+search") and model:
+        return f"{kind} ({Path(model).name.removesuffix('.onnx')})"
+    return spec
+
+
 def summary_table(rows) -> str:
     """The results as a Markdown table (also what the pipeline prints)."""
     lines = ["| " + " | ".join(title for _, title, _ in COLUMNS) + " | 95% interval (pts) |",
              "|" + "---|" * (len(COLUMNS) + 1)]
     for r in rows:
-        cells = [fmt.format(r[key]) for key, _, fmt in COLUMNS]
+        cells = [fmt.format(short_name(r[key]) if key == "player" else r[key])
+                 for key, _, fmt in COLUMNS]
         low, high = r["loss_per_game_ci95"]
         lines.append("| " + " | ".join(cells) + f" | {low:.3f} .. {high:.3f} |")
     return "\n".join(lines)
@@ -44,8 +53,8 @@ def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict
     _plots(results, out)
     (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
                                                  indent=2) + "\n")
-    models = "".join(f"- `{r['player']}`: model SHA-256 {r['model_sha256']}\n"
-                     for r in rows if r["model_sha256"])
+    models = "".join(f"- {short_name(r['player'])}: `{r['player']}`, model SHA-256 "
+                     f"{r['model_sha256']}\n" for r in rows if r["model_sha256"])
     (out / "REPORT.md").write_text(
         f"# How much winning chance each player gives away: {game.name}, "
         f"pieces={game.pieces}\n\n"
@@ -82,29 +91,38 @@ def _plots(results, out: Path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = [r.summary["player"] for r in results]
+    names = [short_name(r.summary["player"]) for r in results]
     means = np.array([r.summary["loss_per_game_points"] for r in results])
-    lows = np.array([r.summary["loss_per_game_ci95"][0] for r in results])
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.bar(names, means, yerr=np.nan_to_num(means - lows), capsize=4, color="#4a7ab5")
-    ax.set_ylabel("winning chance given away per game (points)")
+    lows, highs = (np.array([r.summary["loss_per_game_ci95"][i] for r in results])
+                   for i in (0, 1))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    shown = np.maximum(means, 1e-3)   # perfect play's 0 on a log scale
+    ax.barh(names, shown, xerr=np.nan_to_num([means - lows, highs - means]), capsize=3,
+            color="#4a7ab5")
+    ax.set_xscale("log")
+    for y, value in enumerate(means):
+        ax.annotate(f"{value:.3g}", (shown[y], y), xytext=(4, 0), textcoords="offset points",
+                    va="center", fontsize=9)
+    ax.invert_yaxis()
+    ax.set_xlabel("winning chance given away per game (points, log scale)")
     ax.set_title("Loss per game against the perfect player (95% interval)")
-    ax.tick_params(axis="x", rotation=20)
     fig.tight_layout()
     fig.savefig(out / "loss_per_game.png", dpi=110)
     plt.close(fig)
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = plt.subplots(figsize=(8, 4.5))
     bins = np.logspace(-4, 2, 49)
-    for r in results:
+    styles = ["-", "--", ":", "-."]
+    for i, r in enumerate(results):
         errors = r.loss_points[r.loss_points > 2e-4]
         if len(errors):
-            ax.hist(errors, bins=bins, histtype="step", label=r.summary["player"])
+            ax.hist(errors, bins=bins, histtype="step", linewidth=1.6,
+                    linestyle=styles[i % len(styles)], label=names[i])
     ax.set_xscale("log")
-    ax.set_xlabel("loss of a wrong decision (points)")
+    ax.set_xlabel("loss of a wrong decision (points, log scale)")
     ax.set_ylabel("decisions")
     ax.set_title("How large the mistakes are")
     if ax.get_legend_handles_labels()[0]:
-        ax.legend()
+        ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(out / "loss_distribution.png", dpi=110)
     plt.close(fig)

@@ -12,12 +12,12 @@ after it.
 """
 import hashlib
 import json
+import shutil
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 import yaml
-
-from dataclasses import asdict
 
 from datagen.settings import DatagenSettings
 from eval.settings import ReportSettings
@@ -172,8 +172,6 @@ def training_config(game, config, stage, paths) -> dict:
 
 
 def _run_training(train_config, root):
-    import shutil
-
     from training.cli import run
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -199,3 +197,12 @@ def _report(game, config, paths, work):
         players = [p for p in players if ".int8." not in p]
     write_report(game, Table(paths["solve"]), players, r["games"], r["seed"],
                  work / "report", quiet=False)
+    curves = ""
+    for stage in ("train", "finetune"):
+        curve = work / stage / "learning_curve.png"
+        if curve.is_file() and (stage == "train" or config["finetune"]):
+            shutil.copy(curve, work / "report" / f"learning_curve_{stage}.png")
+            curves += f"\n![{stage}: learning curve](learning_curve_{stage}.png)\n"
+    if curves:
+        with open(work / "report" / "REPORT.md", "a") as report:
+            report.write(f"\n## Training\n{curves}")

@@ -181,3 +181,32 @@ def test_report_writes_every_player(tables, tmp_path, capsys):
     for name in ("REPORT.md", "results.json", "loss_per_game.png", "loss_distribution.png"):
         assert (out / name).stat().st_size > 0
     assert "| heuristic |" in (out / "REPORT.md").read_text()
+
+
+def test_report_plots_name_players_shortly_and_are_saved_to_look_at(tables, ur3_run, tmp_path):
+    """Rendered with a network among the players (a long path); copied to
+    runs/test-plots/ to be looked at."""
+    import shutil
+    from pathlib import Path
+
+    from eval.report import short_name
+    model = tmp_path / "models" / "ur3-long-name.onnx"
+    model.parent.mkdir()
+    assert main(["export", str(ur3_run / "checkpoints" / "best.ckpt"), "--out", str(model),
+                 "--int8"]) == 0
+    out = tmp_path / "report"
+    specs = ["random", "heuristic", f"net:{model}", f"net:{model.with_suffix('')}.int8.onnx",
+             f"net+search:{model}", "perfect"]
+    assert main(["eval", "report", "ur", "--pieces", "3", "--table",
+                 str(tables[("ur", 3)].path), "--games", "200", "--players", *specs,
+                 "--out", str(out), "--quiet"]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert "| net (ur3-long-name) |" in text and "| net (ur3-long-name.int8) |" in text
+    assert short_name(f"net+search:{model}") == "net+search (ur3-long-name)"
+    shots = Path(__file__).resolve().parent.parent / "runs" / "test-plots"
+    shots.mkdir(parents=True, exist_ok=True)
+    for name in ("loss_per_game.png", "loss_distribution.png"):
+        assert (out / name).stat().st_size > 10_000
+        shutil.copy(out / name, shots / name)
+    assert (ur3_run / "learning_curve.png").stat().st_size > 10_000
+    shutil.copy(ur3_run / "learning_curve.png", shots / "learning_curve.png")

@@ -14,6 +14,7 @@ from lightning.pytorch.loggers import CSVLogger
 from datagen.datafile import DataError
 from infra.provenance import code_version, machine
 
+from .curves import plot_learning_curve
 from .data import ValueData
 from .evaluate import test_error
 from .model import ValueNet
@@ -23,8 +24,9 @@ DESCRIPTION = """Train an MLP value net on a `tabula datagen` file. Settings com
 YAML config (--config configs/NAME.yaml) with model:, data: and trainer: sections;
 any of them can be overridden on the command line (--model.hidden '[64, 64]',
 --trainer.max_epochs 5). The run folder is trainer.default_root_dir: metrics.csv,
-checkpoints/best.ckpt and last.ckpt, config.yaml and test_error.json (the error on
-the held-out test positions, in percentage points)."""
+checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png (training and
+validation loss) and test_error.json (the error on the held-out test positions, in
+percentage points)."""
 
 
 class OneLineParser(LightningArgumentParser):
@@ -86,6 +88,7 @@ def run(argv) -> int:
         model = ValueNet.load_from_checkpoint(best)
     errors = test_error(model, data.file)
     root = Path(trainer.default_root_dir)
+    curve = plot_learning_curve(root / "metrics.csv", root / "learning_curve.png")
     result = {"game": game.name, "pieces": game.pieces, "parameters": model.parameter_count(),
               "hidden": list(model.hparams.hidden), "loss": model.hparams.loss,
               "epochs": trainer.current_epoch, "train_seconds": seconds,
@@ -94,6 +97,7 @@ def run(argv) -> int:
               / max(seconds, 1e-9),
               "best_checkpoint": best, "data_file": str(data.path),
               "data_sha256": data.file.attrs["data_sha256"], **errors,
+              "learning_curve": str(curve) if curve else None,
               "code_version": code_version(), "machine": machine()}
     (root / "test_error.json").write_text(json.dumps(result, indent=2) + "\n")
     t, u = errors["test"], errors["unseen_in_training"]
