@@ -4,6 +4,7 @@ Every user error (bad position, bad throw, unknown game, unreadable file) ends
 as one line on stderr and exit status 2.
 """
 import argparse
+import os
 import sys
 
 from infra import __version__
@@ -53,6 +54,9 @@ def _guarded(command, work) -> int:
     from tabula.commands.common import UsageError
     try:
         return work()
+    except BrokenPipeError:   # the reader went away (tabula ... | head): stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except (TabulaError, UsageError, OSError) as err:
         print(f"tabula {command}: error: {err}", file=sys.stderr)
         return 2

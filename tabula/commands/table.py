@@ -9,17 +9,23 @@ def add_parser(sub):
                        description="Inspect (info) or check (verify) a table file.")
     actions = p.add_subparsers(dest="action", metavar="ACTION", parser_class=type(p))
     actions.required = True
-    info = actions.add_parser("info", help="what the file holds, its provenance and residuals")
-    info.add_argument("file")
-    info.add_argument("--json", action="store_true")
+    info = actions.add_parser(
+        "info", help="what the file holds, its provenance and residuals",
+        description="What a table holds: game, rules, pieces, positions and layers; who "
+                    "solved it, where and when; its tolerance, certified residuals and "
+                    "checksum; and per layer its positions, the sweeps it took (full "
+                    "sweeps over every move + cheap sweeps over the recorded best moves, "
+                    "modified policy iteration) and its certified residual.")
+    info.add_argument("file", metavar="FILE", help="a table made by tabula solve (.h5)")
+    info.add_argument("--json", action="store_true", help="print everything as JSON")
     info.set_defaults(run=run_info)
     verify = actions.add_parser(
         "verify", help="recompute the SHA-256 and the Bellman residual on a sample of "
                        "every layer (exit status 1 when a check fails)")
-    verify.add_argument("file")
+    verify.add_argument("file", metavar="FILE", help="a table made by tabula solve (.h5)")
     verify.add_argument("--sample", type=int, default=100_000,
                         help="positions checked per layer (all of smaller layers)")
-    verify.add_argument("--json", action="store_true")
+    verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(run=run_verify)
 
 
@@ -42,7 +48,8 @@ def run_info(args):
              f"  sha256 {attrs['sha256']}"]
     if "start_value" in attrs:
         lines.append(f"  start value (float64) {attrs['start_value']:.12f}")
-    lines.append("  layer    positions     sweeps  residual")
+    lines.append("  layer    positions     sweeps  residual   "
+                 "(sweeps: full + cheap ones over the recorded best moves)")
     for (a, b) in table.layers:
         s = table.layer_attrs[(a, b)]
         lines.append(f"  ({a},{b})  {s['positions']:>12,}  {s['sweeps']:>4}+{s['policy_sweeps']:<4}"
