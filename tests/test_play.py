@@ -69,7 +69,8 @@ def test_a_reader_that_goes_away_ends_the_game_quietly():
     """tabula play ur | head: no 'Broken pipe' message, exit status 0."""
     import subprocess
     import sys
-    done = subprocess.run(f"{sys.executable} -m tabula play ur --level apprentice --seed 1 "
-                          "< /dev/null | head -1", shell=True, capture_output=True, text=True,
-                          executable="/bin/bash")
+    done = subprocess.run(f"set -o pipefail; {sys.executable} -m tabula play ur --level "
+                          "apprentice --seed 1 < /dev/null | head -1", shell=True,
+                          capture_output=True, text=True, executable="/bin/bash")
     assert done.stdout.startswith("ur with 7 pieces") and done.stderr == ""
+    assert done.returncode == 0
