@@ -45,19 +45,11 @@ class Probability(torch.nn.Module):
 
 
 def load_checkpoint(path):
-    """The ValueNet of a checkpoint and what it recorded about its data."""
+    """The ValueNet of a checkpoint (read safely: no code in it runs) and what it
+    recorded about its data."""
     from training.model import ValueNet
-    path = Path(path)
-    if not path.is_file():
-        raise ExportError(f"no checkpoint file {path}")
-    try:
-        raw = torch.load(path, map_location="cpu", weights_only=False)
-    except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
-        raise ExportError(f"{path} is not a readable PyTorch checkpoint ({err})") from None
-    hparams = raw.get("hyper_parameters", {}) if isinstance(raw, dict) else {}
-    if "game" not in hparams or "hidden" not in hparams or "state_dict" not in raw:
-        raise ExportError(f"{path} is not a checkpoint of a tabula value net (tabula train)")
-    return ValueNet.load_from_checkpoint(path, map_location="cpu").eval(), raw.get("tabula", {})
+    net, raw = ValueNet.from_checkpoint(Path(path))
+    return net.eval(), raw.get("tabula", {})
 
 
 def _run_config(checkpoint: Path):

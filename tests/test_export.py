@@ -109,7 +109,32 @@ def test_bad_checkpoints_fail_clearly(tmp_path, capsys):
     assert "not a checkpoint of a tabula value net" in capsys.readouterr().err
     other.write_bytes(b"not a checkpoint")
     assert main(["export", str(other), "--out", out]) == 2
-    assert "not a readable PyTorch checkpoint" in capsys.readouterr().err
+    assert "not a checkpoint tabula can read safely" in capsys.readouterr().err
+
+
+class Payload:
+    """Unpickling this runs code: it touches a file."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        import os
+        return (os.system, (f"touch {self.marker}",))
+
+
+def test_a_checkpoint_with_a_pickle_payload_is_refused_and_never_runs(tmp_path, capsys):
+    marker = tmp_path / "ran"
+    evil = tmp_path / "evil.ckpt"
+    torch.save({"state_dict": {}, "hyper_parameters": {"game": "ur", "hidden": [8]},
+                "payload": Payload(marker)}, evil)
+    assert main(["export", str(evil), "--out", str(tmp_path / "m.onnx")]) == 2
+    err = capsys.readouterr().err
+    assert "not a checkpoint tabula can read safely" in err and len(err.splitlines()) == 1
+    from training.model import ModelError, ValueNet
+    with pytest.raises(ModelError, match="read safely"):
+        ValueNet("ur", 2, [8], init_from=str(evil))
+    assert not marker.exists()
 
 
 def test_model_of_another_game_is_refused(exported):

@@ -85,7 +85,7 @@ def run(argv) -> int:
     seconds = time.time() - started
     best = trainer.checkpoint_callback.best_model_path
     if best:
-        model = ValueNet.load_from_checkpoint(best)
+        model, _ = ValueNet.from_checkpoint(best)
     errors = test_error(model, data.file)
     root = Path(trainer.default_root_dir)
     curve = plot_learning_curve(root / "metrics.csv", root / "learning_curve.png")

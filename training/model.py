@@ -27,6 +27,22 @@ class ModelError(TabulaError):
     """Model settings that cannot be built, or a checkpoint that does not fit them."""
 
 
+def read_checkpoint(path) -> dict:
+    """A checkpoint's contents, read with torch's weights-only unpickler: a file that
+    would run code (a pickle with a payload) is refused, never executed."""
+    try:
+        raw = torch.load(path, map_location="cpu", weights_only=True)
+    except FileNotFoundError:
+        raise ModelError(f"no checkpoint file {path}") from None
+    except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
+        reason = (str(err).strip().splitlines() or ["unreadable"])[0]
+        raise ModelError(f"{path} is not a checkpoint tabula can read safely ({reason})") \
+            from None
+    if not isinstance(raw, dict) or "state_dict" not in raw:
+        raise ModelError(f"{path} is not a checkpoint of a tabula value net (tabula train)")
+    return raw
+
+
 class ValueNet(L.LightningModule):
     """An MLP value net for one game variant.
 
@@ -75,7 +91,7 @@ class ValueNet(L.LightningModule):
         self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], 1))
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
-            state = torch.load(init_from, map_location="cpu", weights_only=False)["state_dict"]
+            state = read_checkpoint(init_from)["state_dict"]
             try:
                 self.load_state_dict(state)
             except RuntimeError as err:
@@ -83,6 +99,19 @@ class ValueNet(L.LightningModule):
                 raise ModelError(f"model.init_from {init_from} does not fit this model "
                                  f"(game, pieces and hidden widths must be the "
                                  f"checkpoint's): {first}") from None
+
+    @classmethod
+    def from_checkpoint(cls, path) -> tuple["ValueNet", dict]:
+        """The net of a `tabula train` checkpoint, read safely (read_checkpoint), and
+        the checkpoint's contents."""
+        raw = read_checkpoint(path)
+        hparams = {k: v for k, v in raw.get("hyper_parameters", {}).items()
+                   if not k.startswith("_")}
+        if "game" not in hparams or "hidden" not in hparams:
+            raise ModelError(f"{path} is not a checkpoint of a tabula value net (tabula train)")
+        net = cls(**{**hparams, "init_from": None})   # its weights are the checkpoint's
+        net.load_state_dict(raw["state_dict"])
+        return net, raw
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Logits of the mover's winning chance, shape (n,)."""
