@@ -52,9 +52,14 @@ def load_config(path) -> dict:
     if not path.is_file():
         raise PipelineError(f"no pipeline config {path}")
     try:
-        config = yaml.safe_load(path.read_text()) or {}
+        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except UnicodeDecodeError:
+        raise PipelineError(f"{path} is not UTF-8 text") from None
     except yaml.YAMLError as err:
-        raise PipelineError(f"{path} is not valid YAML ({err})") from None
+        raise PipelineError(f"{path} is not valid YAML ({' '.join(str(err).split())})") \
+            from None
+    if not isinstance(config, dict):
+        raise PipelineError(f"{path} must be a YAML mapping (game: ..., pieces: ..., ...)")
     allowed = {"name", "game", "pieces", "workdir", *STAGES}
     unknown = sorted(set(config) - allowed)
     if unknown:

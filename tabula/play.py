@@ -93,7 +93,8 @@ def _ask_move(session, console):
                 console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
                             f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")
             continue
-        if answer.isdigit() and len(answer) < 6 and 1 <= int(answer) <= len(moves):
+        if answer.isascii() and answer.isdigit() and len(answer) < 6 and \
+                1 <= int(answer) <= len(moves):
             return int(answer) - 1
         console.say(f"  '{answer[:40]}' is not a move number: type a number from 1 to "
                     f"{len(moves)}")

@@ -27,10 +27,13 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     path = write(tmp_path, TINY)
     assert main(["pipeline", str(path)]) == 0
     out = capsys.readouterr().out
-    for spec in ("| random |", "| heuristic |", "| perfect |", "model.int8.onnx", "net+search:"):
+    for spec in ("| random |", "| heuristic |", "| perfect |", "| net (model.int8) |",
+                 "| net+search (model) |"):
         assert spec in out
     report = tmp_path / "work" / "report"
     assert (report / "REPORT.md").exists() and (report / "loss_per_game.png").exists()
+    assert (report / "learning_curve_train.png").stat().st_size > 10_000
+    assert "![train: learning curve](learning_curve_train.png)" in (report / "REPORT.md").read_text()
     rows = json.loads((report / "results.json").read_text())["players"]
     assert len(rows) == 6
 

@@ -1,4 +1,5 @@
 """What the subcommands share: games, positions, throws, tables, JSON lines."""
+import argparse
 import json
 
 from games import GAMES, PositionError, get_game, pieces_help
@@ -6,6 +7,39 @@ from games import GAMES, PositionError, get_game, pieces_help
 
 class UsageError(Exception):
     """A mistake in how a command was called; printed as one line, exit status 2."""
+
+
+MAX_SEED = 2**64 - 1
+MAX_JSON_TEXT = 100_000   # characters of one position or query
+
+
+def seed(text: str) -> int:
+    """argparse type of --seed: a whole number from 0 to 2**64 - 1."""
+    try:
+        value = int(text) if len(text) <= 25 else -1
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number, not {text[:30]!r}")
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"a seed lies between 0 and 2**64 - 1, not {text[:30]}")
+    return value
+
+
+def load_json(text: str, what: str):
+    """Parse JSON typed or read by a user, refusing what Python's parser would choke on
+    (deep nesting, huge numbers) with one line, and NaN or Infinity."""
+    if len(text) > MAX_JSON_TEXT:
+        raise PositionError(f"{what} is too long ({len(text):,} characters)")
+
+    def refuse(constant):
+        raise ValueError(f"{constant} is not a number JSON allows")
+    try:
+        return json.loads(text, parse_constant=refuse)
+    except RecursionError:
+        raise PositionError(f"{what} is nested too deeply") from None
+    except json.JSONDecodeError as err:
+        raise PositionError(f"{what} is not valid JSON ({err.msg})") from None
+    except ValueError as err:   # a number of thousands of digits, NaN, Infinity
+        raise PositionError(f"{what} is not valid JSON ({str(err).splitlines()[0]})") from None
 
 
 def add_game_arguments(parser):
@@ -23,33 +57,31 @@ def parse_position(game, text_or_obj):
     if text_or_obj == "start":
         return game.start
     if isinstance(text_or_obj, str):
-        try:
-            text_or_obj = json.loads(text_or_obj)
-        except json.JSONDecodeError as err:
-            raise PositionError(f"position is not valid JSON ({err.msg}): {text_or_obj!r}")
+        text_or_obj = load_json(text_or_obj, "the position")
     return game.position_from_json(text_or_obj)
 
 
 def parse_throw(game, value):
+    """A throw typed on the command line (text of a whole number) or read from JSON (a
+    whole number: not 2.5, not true, not "2")."""
+    text = value.strip() if isinstance(value, str) else None
+    if text is not None and text.isascii() and text.lstrip("-").isdigit() and len(text) < 20:
+        value = int(text)
     if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            value = int(value)
-        except (TypeError, ValueError):
-            raise PositionError(f"throw must be a whole number, not {value!r}")
+        raise PositionError(f"a throw is a whole number, not {str(value)[:30]!r}")
     game.check_throw(value)
     return value
 
 
 def read_jsonl(path):
     """Yield (line number, object) for each non-blank line of a JSON-lines file."""
-    with open(path) as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                yield number, json.loads(line)
-            except json.JSONDecodeError as err:
-                raise PositionError(f"{path} line {number}: not valid JSON ({err.msg})")
+    with open(path, encoding="utf-8") as handle:
+        try:
+            for number, line in enumerate(handle, 1):
+                if line.strip():
+                    yield number, load_json(line, f"{path} line {number}")
+        except UnicodeDecodeError:
+            raise PositionError(f"{path} is not UTF-8 text") from None
 
 
 def add_table_argument(parser, required):

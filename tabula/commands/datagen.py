@@ -6,7 +6,7 @@ from pathlib import Path
 from datagen.settings import DatagenSettings as D
 
 from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
-                     open_table)
+                     open_table, seed)
 
 
 def add_parser(sub):
@@ -30,7 +30,7 @@ def add_parser(sub):
     p.add_argument("--alternatives", action="store_true",
                    help="also record, at every self-play decision, the positions the moves "
                         "not chosen lead to (what a player must rank)")
-    p.add_argument("--seed", type=int, default=D.seed, help=f"random seed (default {D.seed})")
+    p.add_argument("--seed", type=seed, default=D.seed, help=f"random seed (default {D.seed})")
     p.add_argument("--val-frac", type=float, default=D.val_frac,
                    help=f"share of positions held out for validation (default {D.val_frac})")
     p.add_argument("--test-frac", type=float, default=D.test_frac,
@@ -50,8 +50,6 @@ def run(args):
         raise UsageError("--explore must lie between 0 and 1")
     if not (0 <= args.val_frac and 0 <= args.test_frac and args.val_frac + args.test_frac < 1):
         raise UsageError("--val-frac and --test-frac must be >= 0 and sum to less than 1")
-    if args.seed < 0:
-        raise UsageError("--seed must be >= 0")
     from datagen.generate import generate
     table = open_table(args)
     try:

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from eval.settings import ReportSettings
 
-from .common import UsageError, add_game_arguments, add_table_argument, game_from_args, open_table
+from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args,
+                     open_table, seed)
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
                "net:MODEL.onnx, net+search:MODEL.onnx")
@@ -57,7 +58,7 @@ def _common(p, games):
     if games:
         p.add_argument("--games", type=int, default=ReportSettings.games,
                        help=f"games per player (default {ReportSettings.games})")
-    p.add_argument("--seed", type=int, default=ReportSettings.seed,
+    p.add_argument("--seed", type=seed, default=ReportSettings.seed,
                    help=f"random seed (default {ReportSettings.seed})")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the result as JSON")

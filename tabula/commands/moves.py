@@ -62,7 +62,10 @@ def run(args):
                 if not isinstance(query, dict) or set(query) != {"position", "throw"}:
                     raise PositionError('each line must be {"position": ..., "throw": ...}')
                 code = parse_position(game, query["position"])
-                throw = parse_throw(game, query["throw"])
+                throw = query["throw"]
+                if isinstance(throw, str):
+                    raise PositionError(f"a throw is a whole number, not the text {throw!r}")
+                throw = parse_throw(game, throw)
             except PositionError as err:
                 raise PositionError(f"{args.input} line {number}: {err}")
             print(json.dumps(moves_json(game, code, throw, table)))

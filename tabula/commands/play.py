@@ -1,7 +1,7 @@
 """tabula play: play in the terminal against the computer or a friend."""
 from games import GAMES, get_game
 
-from .common import UsageError, add_game_arguments, game_from_args, open_table
+from .common import UsageError, add_game_arguments, game_from_args, open_table, seed
 
 
 def add_parser(sub):
@@ -24,7 +24,7 @@ def add_parser(sub):
                        f"{n}: {' or '.join(get_game(n).sides)}" for n in sorted(GAMES))
                    + "); default the side that throws first")
     p.add_argument("--hotseat", action="store_true", help="two people, no computer")
-    p.add_argument("--seed", type=int, default=None, help="seed of the throws")
+    p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
     p.add_argument("--rules", action="store_true",
                    help="print the rules of the game (docs/rules/GAME.md) and exit")
     p.set_defaults(run=run)

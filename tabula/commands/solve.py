@@ -36,6 +36,9 @@ def run(args):
     game = game_from_args(args)
     out = Path(args.out)
     check_output(out, args.force)
+    if args.max_total is not None and not 2 <= args.max_total <= 2 * game.pieces:
+        raise UsageError(f"--max-total must lie between 2 and {2 * game.pieces} (pieces in "
+                         "play of both sides together)")
     if not 0 < args.tol < 1:
         raise UsageError("--tol must lie between 0 and 1")
     if args.threads is not None:

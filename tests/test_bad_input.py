@@ -1,0 +1,106 @@
+"""Bad input, as a hostile but fair user types it: every case ends in one line on
+stderr and exit status 2 (or a correct answer), never a traceback. Property-based
+(hypothesis) for JSON positions, throws and seeds; table-driven for files and
+settings."""
+import contextlib
+import io
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tabula.cli import main
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+                    | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=4)
+                    | st.dictionaries(st.sampled_from(["me", "opp", "me_waiting",
+                                                       "opp_waiting", "x"]), inner,
+                                      max_size=5),
+                    max_leaves=12)
+
+
+def run(args) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit:   # argparse's refusals (also one line, status 2)
+            code = exit.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def refused_in_one_line(code, err):
+    return code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+@settings(max_examples=150, deadline=None)
+@given(position=JSON, game=st.sampled_from(["ur", "senet"]))
+def test_any_json_position_is_answered_or_refused_in_one_line(position, game):
+    code, out, err = run(["moves", game, "--position", json.dumps(position), "--throw", "2",
+                          "--json"])
+    assert code == 0 and "moves" in json.loads(out) or refused_in_one_line(code, err), err
+
+
+@settings(max_examples=100, deadline=None)
+@given(throw=st.one_of(st.integers(), st.floats(), st.booleans(), st.text(max_size=6)))
+def test_any_throw_in_a_query_file(tmp_path_factory, throw):
+    path = tmp_path_factory.mktemp("q") / "q.jsonl"
+    path.write_text(json.dumps({"position": "start", "throw": throw}) + "\n")
+    code, out, err = run(["moves", "ur", "--input", str(path)])
+    legal = type(throw) is int and 0 <= throw <= 4
+    assert (code == 0) == legal and (legal or refused_in_one_line(code, err)), err
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.one_of(st.integers(min_value=-2**70, max_value=2**70), st.text(max_size=8)))
+def test_any_seed(seed):
+    code, _, err = run(["play", "ur", "--level", "apprentice", "--seed", str(seed), "--rules"])
+    good = isinstance(seed, int) and 0 <= seed < 2**64
+    assert code == 0 if good else refused_in_one_line(code, err)
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 100_000 + "]" * 100_000,                       # nested too deeply
+    '{"me": [' + "9" * 5000 + '], "me_waiting": 0, "opp": [], "opp_waiting": 0}',
+    '{"me": [1], "me_waiting": NaN, "opp": [], "opp_waiting": 0}',
+    '{"me": [1], "me_waiting": Infinity, "opp": [], "opp_waiting": 0}',
+    "",
+    "start!",
+])
+def test_positions_that_choke_parsers(text):
+    code, _, err = run(["moves", "ur", "--position", text, "--throw", "2"])
+    assert refused_in_one_line(code, err), err
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe\x00\x01garbage", b"{not json\n", b"[1, 2]\n",
+                                     b'{"position": "start"}\n'])
+def test_query_files(tmp_path, content):
+    path = tmp_path / "q.jsonl"
+    path.write_bytes(content)
+    for args in (["moves", "ur", "--input", str(path)],):
+        code, _, err = run(args)
+        assert refused_in_one_line(code, err), err
+
+
+@pytest.mark.parametrize("yaml_text", [
+    b"\xff\xfe not utf-8",
+    b"game: ur\npieces: two\n",
+    b"game: [unclosed\n",
+    b"- just\n- a list\n",
+    b"game: chess\n",
+    b"game: ur\nsolve: {nonsense: 1}\n",
+])
+def test_pipeline_configs(tmp_path, yaml_text):
+    path = tmp_path / "p.yaml"
+    path.write_bytes(yaml_text)
+    code, _, err = run(["pipeline", str(path)])
+    assert refused_in_one_line(code, err), err
+
+
+def test_typed_into_play_never_kills_it(monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("\u00b2\n" + "9" * 5000 + "\n-1\n\x00\nq\n"))
+    code, out, err = run(["play", "ur", "--pieces", "2", "--level", "apprentice", "--seed",
+                          "3", "--hotseat"])
+    assert code == 0 and "bye" in out and err == ""
