@@ -33,7 +33,8 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     report = tmp_path / "work" / "report"
     assert (report / "REPORT.md").exists() and (report / "loss_per_game.png").exists()
     assert (report / "learning_curve_train.png").stat().st_size > 10_000
-    assert "![train: learning curve](learning_curve_train.png)" in (report / "REPORT.md").read_text()
+    curve = "![train: learning curve](learning_curve_train.png)"
+    assert curve in (report / "REPORT.md").read_text()
     rows = json.loads((report / "results.json").read_text())["players"]
     assert len(rows) == 6
 
