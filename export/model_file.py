@@ -60,10 +60,11 @@ class OnnxValueModel:
         if pieces is not None and pieces != self.game.pieces:
             raise ModelError(f"{self.path} was trained with pieces={self.game.pieces}, "
                              f"not pieces={pieces}")
-        self.manifest = self._manifest() if check_manifest else None
+        self.manifest = self.read_manifest() if check_manifest else None
 
-    def _manifest(self) -> dict:
-        """The manifest beside the model, which must describe the same game variant."""
+    def read_manifest(self, check_sha: bool = True) -> dict:
+        """The manifest beside the model, which must describe the same game variant and
+        (with check_sha) this very file."""
         path = self.path.with_suffix(".json")
         if not path.is_file():
             raise ModelError(f"{self.path} has no manifest {path.name} beside it")
@@ -78,6 +79,9 @@ class OnnxValueModel:
             raise ModelError(f"{path} describes {said[0]} ({said[1]}, pieces={said[2]}) but "
                              f"the model in {self.path.name} plays {self.game.name} "
                              f"({self.game.rules}, pieces={self.game.pieces})")
+        if check_sha and manifest.get("sha256") != sha256_file(self.path):
+            raise ModelError(f"{self.path} is not the model its manifest {path.name} "
+                             "describes (SHA-256 differs): export it again")
         return manifest
 
     def verify(self) -> dict:

@@ -67,16 +67,33 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     with torch.no_grad():
         reference = model(torch.from_numpy(codes)).double().numpy()
     example = torch.from_numpy(codes[:16])
-    partial = out.with_name(out.name + ".partial")
-    logging.getLogger("torch.onnx").setLevel(logging.ERROR)   # "torchvision not installed"
-    with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, (example,), partial, input_names=[INPUT_NAME],
-                          output_names=[OUTPUT_NAME],
-                          dynamic_shapes=({0: torch.export.Dim("batch")},),
-                          external_data=False)
-    _finish_graph(partial, game)
-    os.replace(partial, out)
+    int8_path = out.with_name(out.stem + ".int8.onnx")
+    finals = [out, out.with_suffix(".json")] + (
+        [int8_path, int8_path.with_suffix(".json")] if int8 else [])
+    partial = {path: path.with_name(path.name + ".partial") for path in finals}
+    try:
+        logging.getLogger("torch.onnx").setLevel(logging.ERROR)   # "torchvision not installed"
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), partial[out], input_names=[INPUT_NAME],
+                              output_names=[OUTPUT_NAME],
+                              dynamic_shapes=({0: torch.export.Dim("batch")},),
+                              external_data=False)
+        _finish_graph(partial[out], game)
+        results = _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path,
+                             int8, partial)
+        for path in finals:   # the models first: a manifest never names a model not there
+            os.replace(partial[path], path)
+    finally:
+        for path in partial.values():
+            path.unlink(missing_ok=True)
+    return results
+
+
+def _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path, int8,
+               partial) -> dict:
+    """Measure each exported model (its .partial file) against PyTorch and write its
+    manifest (as .partial too); returns what was written, by precision."""
     common = {**stamp(FORMAT, FORMAT_VERSION, game), "parameters": net.parameter_count(),
               "hidden": list(net.hparams.hidden), "activation": net.hparams.activation,
               "input": {"name": INPUT_NAME, "dtype": "int64", "shape": ["batch"],
@@ -91,16 +108,15 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
               "data_sha256": recorded.get("data_sha256"),
               "table_sha256": recorded.get("table_sha256"),
               "config": _run_config(checkpoint)}
-    fp32 = _finish(out, common, codes, reference, "fp32")
-    results = {"fp32": fp32}
+    results = {"fp32": _finish(out, partial, common, codes, reference, "fp32")}
     if int8:
-        int8_path = out.with_name(out.stem + ".int8.onnx")
         calibration = uniform_positions(game, CALIBRATION_POSITIONS, seed=CALIBRATION_SEED)
-        quantization = quantize_weights(out, int8_path, mean_inputs(net, calibration))
+        quantization = quantize_weights(partial[out], partial[int8_path],
+                                        mean_inputs(net, calibration))
         common = {**common, "quantization": {**quantization,
                                              "calibration_positions": len(calibration)}}
-        results["int8"] = _finish(int8_path, common, codes, reference, "int8",
-                                  fp32_path=out)
+        results["int8"] = _finish(int8_path, partial, common, codes, reference, "int8",
+                                  fp32_path=partial[out])
     return results
 
 
@@ -126,9 +142,11 @@ def write_metadata(model, game):
     onnx.helper.set_model_props(model, model_metadata(game))
 
 
-def _finish(path, common, codes, reference, precision, fp32_path=None) -> dict:
-    """Measure parity, then write the manifest beside the model."""
-    model = OnnxValueModel(path, check_manifest=False)
+def _finish(path, partial, common, codes, reference, precision, fp32_path=None) -> dict:
+    """Measure the parity of model `path` (written as partial[path]), then write its
+    manifest (as the partial of PATH.json)."""
+    written = partial[path]
+    model = OnnxValueModel(written, check_manifest=False)
     got = model.predict(codes)
     diff = np.abs(got - reference)
     parity = {"positions": len(codes), "against": "pytorch", "max_abs_diff": float(diff.max()),
@@ -140,8 +158,9 @@ def _finish(path, common, codes, reference, precision, fp32_path=None) -> dict:
         raise ExportError(f"ONNX output differs from PyTorch by {parity['max_abs_diff']:.2e} "
                           f"> {PARITY_BOUND:.0e}; model not usable")
     manifest = {**common, "precision": precision, "file": path.name,
-                "bytes": path.stat().st_size, "sha256": sha256_file(path), "parity": parity}
+                "bytes": written.stat().st_size, "sha256": sha256_file(written),
+                "parity": parity}
     manifest_path = path.with_suffix(".json")
-    manifest_path.write_text(json.dumps(manifest, indent=2) + "\n")
+    partial[manifest_path].write_text(json.dumps(manifest, indent=2) + "\n")
     return {"model": str(path), "manifest": str(manifest_path), "bytes": manifest["bytes"],
             "parity": parity}

@@ -169,3 +169,28 @@ def test_metadata_round_trip_and_mismatches_refused(exported, tmp_path):
         OnnxValueModel(tampered("rules", lambda p: {**p, "tabula.rules": "masters"}))
     with pytest.raises(ModelError, match="not of senet"):
         OnnxValueModel(exported, game="senet")
+
+
+def test_a_model_and_manifest_that_do_not_belong_together_are_refused(exported, tmp_path):
+    """As after an export killed between writing the two: refused on load."""
+    import shutil
+
+    from export.model_file import ModelError
+    path = tmp_path / "m.onnx"
+    shutil.copy(exported, path)
+    manifest = json.loads(exported.with_suffix(".json").read_text())
+    path.with_suffix(".json").write_text(json.dumps({**manifest, "sha256": "0" * 64}))
+    with pytest.raises(ModelError, match="SHA-256 differs"):
+        OnnxValueModel(path)
+
+
+def test_a_failed_export_leaves_nothing_behind(ur3_run, tmp_path, monkeypatch):
+    import export.onnx_export as onnx_export
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("killed")
+    monkeypatch.setattr(onnx_export, "quantize_weights", broken)
+    out = tmp_path / "m.onnx"
+    with pytest.raises(RuntimeError):
+        onnx_export.export(ur3_run / "checkpoints" / "best.ckpt", out, int8=True)
+    assert list(tmp_path.iterdir()) == []
