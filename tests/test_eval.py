@@ -181,6 +181,11 @@ def test_report_writes_every_player(tables, tmp_path, capsys):
     for name in ("REPORT.md", "results.json", "loss_per_game.png", "loss_distribution.png"):
         assert (out / name).stat().st_size > 0
     assert "| heuristic |" in (out / "REPORT.md").read_text()
+    again = ["eval", "report", "ur", "--table", str(tables[("ur", 2)].path), "--games", "10",
+             "--players", "random", "--out", str(out), "--quiet"]
+    assert main(again) == 2 and "--force" in capsys.readouterr().err
+    assert "| heuristic |" in (out / "REPORT.md").read_text()       # not overwritten
+    assert main(again + ["--force"]) == 0 and "| heuristic |" not in (out / "REPORT.md").read_text()
 
 
 def test_report_plots_name_players_shortly_and_are_saved_to_look_at(tables, ur3_run, tmp_path):

@@ -50,6 +50,8 @@ def add_parser(sub):
     add_table_argument(rep, required=True)
     rep.add_argument("--players", nargs="+", default=None, metavar="SPEC", help=PLAYER_HELP)
     rep.add_argument("--out", default="report", help="folder to write (default ./report)")
+    rep.add_argument("--force", action="store_true",
+                     help="replace the report already in --out")
     _common(rep, games=True)
     rep.set_defaults(run=run_report)
 
@@ -117,6 +119,11 @@ def run_match(args):
 def run_report(args):
     from eval.report import STANDARD_PLAYERS, write_report
     _check_count(args.games, "games")
+    out = Path(args.out)
+    if (out / "REPORT.md").exists() and not args.force:
+        raise UsageError(f"{out} holds a report already; use --force to replace it")
+    if out.exists() and not out.is_dir():
+        raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
     result = write_report(game, table, args.players or STANDARD_PLAYERS, args.games,
                           args.seed, Path(args.out), quiet=args.quiet)
