@@ -90,8 +90,8 @@ def stage_paths(config: dict) -> dict:
     """Where each stage's result is, in the config's workdir."""
     work = Path(config["workdir"])
     paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
-             "train": work / "train" / "checkpoints" / "best.ckpt",
-             "finetune": work / "finetune" / "checkpoints" / "best.ckpt",
+             "train": work / "train" / "version_0" / "checkpoints" / "best.ckpt",
+             "finetune": work / "finetune" / "version_0" / "checkpoints" / "best.ckpt",
              "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
     if not config["finetune"]:
         paths["finetune"] = paths["train"]   # nothing to do: export takes train's weights
@@ -204,7 +204,7 @@ def _report(game, config, paths, work):
                  work / "report", quiet=False)
     curves = ""
     for stage in ("train", "finetune"):
-        curve = work / stage / "learning_curve.png"
+        curve = work / stage / "version_0" / "learning_curve.png"
         if curve.is_file() and (stage == "train" or config["finetune"]):
             shutil.copy(curve, work / "report" / f"learning_curve_{stage}.png")
             curves += f"\n![{stage}: learning curve](learning_curve_{stage}.png)\n"

@@ -40,7 +40,8 @@ def ur3_data(tables, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def ur3_run(ur3_data, tmp_path_factory):
-    """A small value net trained on ur3_data by `tabula train`: its run folder."""
+    """A small value net trained on ur3_data by `tabula train`: its run folder
+    (version_0 of the folder given as trainer.default_root_dir)."""
     from tabula.cli import main
     root = tmp_path_factory.mktemp("run")
     config = root / "train.yaml"
@@ -51,4 +52,4 @@ trainer: {{default_root_dir: {root}, max_epochs: 4, enable_progress_bar: false,
           enable_model_summary: false}}
 """)
     assert main(["train", "--config", str(config)]) == 0
-    return root
+    return root / "version_0"

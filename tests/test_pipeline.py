@@ -57,9 +57,9 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     ran = [line.split("]")[0][1:] for line in lines if "running" in line]
     assert ran == ["finetune", "export", "report"]
     manifest = json.loads((tmp_path / "work" / "model.json").read_text())
-    assert manifest["checkpoint"].endswith("finetune/checkpoints/best.ckpt")
+    assert manifest["checkpoint"].endswith("finetune/version_0/checkpoints/best.ckpt")
     tuned_config = yaml.safe_load((tmp_path / "work" / "finetune.yaml").read_text())
-    assert tuned_config["model"]["init_from"].endswith("train/checkpoints/best.ckpt")
+    assert tuned_config["model"]["init_from"].endswith("train/version_0/checkpoints/best.ckpt")
     assert tuned_config["model"]["lr"] == 1e-3 and tuned_config["model"]["hidden"] == [16]
     assert tuned_config["trainer"]["max_epochs"] == 1
 

@@ -82,7 +82,7 @@ def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, cap
                         "--model.decision_weight", "1.0", "--model.bf16_epochs", "1",
                         "--data.searched", "64", "--model.search_weight", "1.0",
                         "--trainer.default_root_dir", str(root)]) == 0
-    header = (root / "metrics.csv").read_text().splitlines()[0]
+    header = (root / "version_0" / "metrics.csv").read_text().splitlines()[0]
     assert "train_decision_loss" in header and "train_searched_decision_loss" in header
     assert main(base + ["--data.table", str(table), "--model.search_weight", "1.0",
                         "--trainer.default_root_dir", str(tmp_path / "y")]) == 2
@@ -157,3 +157,48 @@ def test_searched_worths_are_the_search_players(tables, ur3_run):
     assert np.abs(net[live] - player[live]).max() < 1e-6
     exact = decision_worths(table.game, counts, next_codes, infos, 1, table.values)
     assert np.abs(exact[live] - worths[live]).max() < 1e-6
+
+
+@pytest.mark.parametrize("setting,message", [
+    (["--trainer.max_epochs", "-5"], "max_epochs` must be a non-negative integer or -1"),
+    (["--trainer.max_epochs", "0"], "trainer.max_epochs must be at least 1"),
+    (["--model.hidden", "[-5]"], "model.hidden must list"),
+    (["--model.hidden", "[0]"], "model.hidden must list"),
+    (["--model.hidden", "[]"], "model.hidden must list"),
+    (["--model.lr", "0"], "model.lr must be more than 0"),
+    (["--data.batch_size", "0"], "data.batch_size must be at least 1"),
+    (["--patience", "-1"], "patience must be 0 or more"),
+])
+def test_bad_settings_are_one_line_without_lightnings_banners(ur3_data, tmp_path, capsys,
+                                                                setting, message):
+    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--data.path",
+                 str(ur3_data), "--trainer.default_root_dir", str(tmp_path), *setting]) == 2
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [captured.err.strip()], captured.err
+    assert message in captured.err and "Seed set" not in captured.err + captured.out
+    assert not any(tmp_path.iterdir())   # no run folder for a run that never started
+
+
+def test_a_data_file_with_an_empty_split_is_refused(tables, tmp_path, capsys):
+    from datagen.generate import generate
+    data = tmp_path / "tiny.h5"
+    generate(tables[("ur", 2)], data, games=0, explore=0.3, uniform=50, seed=1,
+             val_frac=0.0, test_frac=0.1, quiet=True)
+    assert main(["train", "--model.game", "ur", "--model.pieces", "2", "--data.path",
+                 str(data), "--trainer.default_root_dir", str(tmp_path / "run")]) == 2
+    assert "no positions in its val split" in capsys.readouterr().err
+
+
+def test_each_run_gets_its_own_folder(ur3_data, tmp_path, capsys):
+    args = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
+            "--data.path", str(ur3_data), "--trainer.max_epochs", "1",
+            "--trainer.enable_progress_bar", "false", "--trainer.enable_model_summary", "false",
+            "--trainer.default_root_dir", str(tmp_path)]
+    assert main(args) == 0
+    first = (tmp_path / "version_0" / "test_error.json").read_text()
+    assert main(args + ["--model.hidden", "[4]"]) == 0
+    assert (tmp_path / "version_0" / "test_error.json").read_text() == first
+    assert json.loads((tmp_path / "version_1" / "test_error.json").read_text())["hidden"] == [4]
+    assert (tmp_path / "version_1" / "checkpoints" / "best.ckpt").is_file()
+    assert (tmp_path / "version_1" / "config.yaml").is_file()
+    assert "run folder " + str(tmp_path / "version_1") in capsys.readouterr().out

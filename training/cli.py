@@ -1,6 +1,7 @@
 """`tabula train`: LightningCLI over ValueNet and ValueData, with a run folder holding
 the CSV log, the checkpoints (best and last), the config and test_error.json."""
 import json
+import logging
 import sys
 import time
 import warnings
@@ -9,6 +10,7 @@ from pathlib import Path
 import torch
 from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
+from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.loggers import CSVLogger
 
 from datagen.datafile import DataError
@@ -23,7 +25,8 @@ from .settings import TrainSettings
 DESCRIPTION = """Train an MLP value net on a `tabula datagen` file. Settings come from a
 YAML config (--config configs/NAME.yaml) with model:, data: and trainer: sections;
 any of them can be overridden on the command line (--model.hidden '[64, 64]',
---trainer.max_epochs 5). The run folder is trainer.default_root_dir: metrics.csv,
+--trainer.max_epochs 5). Each run gets a new folder, version_N under
+trainer.default_root_dir (never overwriting another run): metrics.csv,
 checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png (training and
 validation loss) and test_error.json (the error on the held-out test positions, in
 percentage points)."""
@@ -47,28 +50,88 @@ class TrainCLI(LightningCLI):
                             help="torch threads (0: torch's default, all cores)")
 
     def instantiate_trainer(self, **kwargs):
+        """A trainer whose run folder is a new DEFAULT_ROOT_DIR/version_N: a run never
+        overwrites another's files."""
         trainer = self._get(self.config_init, "trainer", default={})
-        root = Path(trainer.get("default_root_dir") or "runs/train")
+        base = Path(trainer.get("default_root_dir") or "runs/train")
+        logger = CSVLogger(base, name="")           # the next free version_N under base
+        root = Path(logger.log_dir)
         callbacks = list(trainer.get("callbacks") or [])
         callbacks += [ModelCheckpoint(dirpath=root / "checkpoints", filename="best",
                                       monitor="val_loss", save_last=True),
                       EarlyStopping(monitor="val_loss", patience=self.config["patience"])]
-        kwargs.setdefault("logger", CSVLogger(root, name="", version=""))
+        kwargs.setdefault("logger", logger)
         kwargs["callbacks"] = callbacks
         return super().instantiate_trainer(**kwargs)
+
+
+class HeldBack(logging.Handler):
+    """Lightning's info lines (the seed, the accelerators) and warnings, kept back
+    while the run is set up: a mistake in the settings is then one line; a run that
+    starts gets them all, in order."""
+    NAMES = ("lightning.pytorch", "lightning.fabric")
+
+    def __init__(self):
+        super().__init__()
+        self.records = []
+        self.loggers = [logging.getLogger(name) for name in self.NAMES]
+        self.saved = [(lg.handlers, lg.propagate) for lg in self.loggers]
+        for lg in self.loggers:
+            lg.handlers, lg.propagate = [self], False
+        self.warnings = warnings.catch_warnings(record=True)
+        self.caught = self.warnings.__enter__()
+        warnings.simplefilter("default")
+
+    def emit(self, record):
+        self.records.append(record)
+
+    def restore(self, replay: bool):
+        self.warnings.__exit__(None, None, None)
+        for lg, (handlers, propagate) in zip(self.loggers, self.saved):
+            lg.handlers, lg.propagate = handlers, propagate
+        if replay:
+            for record in self.records:
+                logging.getLogger(record.name).handle(record)
+            for w in self.caught:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+
+
+def check_settings(cli):
+    """Settings of the run that Lightning would take and fail on later, or never."""
+    trainer = cli.config.get("trainer", {})
+    epochs = trainer.get("max_epochs")
+    if epochs is not None and (epochs == 0 or epochs < -1):
+        raise DataError(f"trainer.max_epochs must be at least 1 (or -1: no limit), not {epochs}")
+    for key in ("patience", "threads"):
+        if cli.config[key] < 0:
+            raise DataError(f"{key} must be 0 or more, not {cli.config[key]}")
 
 
 def run(argv) -> int:
     # tabula hands LightningCLI its part of the command line on purpose
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
-    cli = TrainCLI(ValueNet, ValueData, run=False, args=argv,
-                   seed_everything_default=TrainSettings.seed,
-                   trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
-                   save_config_kwargs={"overwrite": True}, parser_class=OneLineParser,
-                   parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
-    model, data, trainer = cli.model, cli.datamodule, cli.trainer
-    if cli.config["threads"]:
-        torch.set_num_threads(cli.config["threads"])
+    held = HeldBack()
+    try:
+        cli = TrainCLI(ValueNet, ValueData, run=False, args=argv,
+                       seed_everything_default=TrainSettings.seed,
+                       trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
+                       parser_class=OneLineParser,
+                       parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
+        check_settings(cli)
+        _check_pairing(cli.model, cli.datamodule)
+    except MisconfigurationException as err:   # Lightning's refusal of a trainer setting
+        held.restore(replay=False)
+        raise DataError(f"trainer: {' '.join(str(err).split())}") from None
+    except BaseException:
+        held.restore(replay=False)
+        raise
+    held.restore(replay=True)
+    return _fit(cli)
+
+
+def _check_pairing(model, data):
+    """The model and the data must be of one game variant, and each decision loss must
+    come with its decisions."""
     game = data.file.game
     if (model.game.name, model.game.pieces) != (game.name, game.pieces):
         raise DataError(f"{data.path} holds positions of {game.name} (pieces={game.pieces}) "
@@ -80,6 +143,13 @@ def run(argv) -> int:
             raise DataError(f"model.{weight} and data.{count} go together: the loss needs "
                             "its decisions, and decisions without the loss cost time for "
                             "nothing; set both or neither")
+
+
+def _fit(cli) -> int:
+    model, data, trainer = cli.model, cli.datamodule, cli.trainer
+    if cli.config["threads"]:
+        torch.set_num_threads(cli.config["threads"])
+    game = data.file.game
     started = time.time()
     trainer.fit(model, data)
     seconds = time.time() - started
@@ -87,7 +157,7 @@ def run(argv) -> int:
     if best:
         model, _ = ValueNet.from_checkpoint(best)
     errors = test_error(model, data.file)
-    root = Path(trainer.default_root_dir)
+    root = Path(trainer.logger.log_dir)
     curve = plot_learning_curve(root / "metrics.csv", root / "learning_curve.png")
     result = {"game": game.name, "pieces": game.pieces, "parameters": model.parameter_count(),
               "hidden": list(model.hparams.hidden), "loss": model.hparams.loss,

@@ -88,7 +88,15 @@ class ValueData(L.LightningDataModule):
         self.path, self.batch_size = path, batch_size
         self.num_workers, self.in_memory = num_workers, in_memory
         self.table, self.decisions, self.searched = table, decisions, searched
+        for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0),
+                                 ("decisions", decisions, 0), ("searched", searched, 0)):
+            if value < low:
+                raise DataError(f"data.{name} must be at least {low}, not {value}")
         self.file = DataFile(path)
+        empty = [split for split in ("train", "val", "test") if not self.file.sizes[split]]
+        if empty:
+            raise DataError(f"{path} has no positions in its {' and '.join(empty)} split: "
+                            "make it with more games or positions (tabula datagen)")
         if (decisions or searched) and not table:
             raise DataError("data.decisions and data.searched need data.table, the table "
                             "of the data file")

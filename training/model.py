@@ -82,6 +82,19 @@ class ValueNet(L.LightningModule):
             raise ModelError(f"activation must be one of {', '.join(ACTIVATIONS)}")
         if loss not in LOSSES:
             raise ModelError(f"loss must be one of {', '.join(LOSSES)}")
+        if not hidden or any(isinstance(w, bool) or not isinstance(w, int) or w < 1
+                             for w in hidden):
+            raise ModelError(f"model.hidden must list one or more layer widths of at least "
+                             f"1, not {list(hidden)}")
+        for name, value, low in (("lr", lr, 0.0), ("decision_temperature",
+                                                    decision_temperature, 0.0)):
+            if not value > low:
+                raise ModelError(f"model.{name} must be more than {low:g}, not {value}")
+        for name, value in (("weight_decay", weight_decay), ("decision_weight",
+                                                             decision_weight),
+                            ("search_weight", search_weight), ("bf16_epochs", bf16_epochs)):
+            if not value >= 0:
+                raise ModelError(f"model.{name} must be 0 or more, not {value}")
         self.save_hyperparameters()
         self.game = get_game(game, pieces)
         widths = [self.game.n_features, *hidden]
