@@ -13,6 +13,7 @@ A position occurs in at most one split.
 """
 import hashlib
 import json
+import zlib
 from pathlib import Path
 
 import h5py
@@ -52,8 +53,10 @@ def write_data(path, splits: dict, attrs: dict):
             for key, dtype in (("codes", np.int64), ("values", np.float32),
                                ("source", np.uint8)):
                 data = np.asarray(splits[name][key], dtype=dtype)
-                group.create_dataset(key, data=data, chunks=(max(1, min(len(data), CHUNK)),),
-                                     maxshape=(None,), track_times=False)
+                ds = group.create_dataset(key, data=data,
+                                          chunks=(max(1, min(len(data), CHUNK)),),
+                                          maxshape=(None,), track_times=False)
+                ds.attrs["crc32"] = zlib.crc32(np.ascontiguousarray(data))
 
 
 class DataFile:
@@ -66,12 +69,34 @@ class DataFile:
             if "data_sha256" not in self.attrs or any(s not in f for s in SPLITS):
                 raise DataError(f"{self.path} is incomplete")
             self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}
-        self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+            self._check(f)
+        try:
+            self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+            self.settings = json.loads(self.attrs["settings"])
+            self.counts = json.loads(self.attrs["counts"])
+        except (KeyError, ValueError, TypeError) as err:
+            raise DataError(f"{self.path} has broken attributes ({err})") from None
         if game is not None and (game, pieces) != (self.game.name, self.game.pieces):
             raise DataError(f"{self.path} holds positions of {self.game.name} with "
                             f"pieces={self.game.pieces}, not of {game} with pieces={pieces}")
-        self.settings = json.loads(self.attrs["settings"])
-        self.counts = json.loads(self.attrs["counts"])
+
+    def _check(self, f):
+        """Every dataset against its recorded CRC-32 (files written before those were
+        recorded: everything against data_sha256), its dtype and length."""
+        columns = {"codes": np.int64, "values": np.float32, "source": np.uint8}
+        recorded = True
+        for split in SPLITS:
+            for key, dtype in columns.items():
+                ds = f[split].get(key)
+                if ds is None or ds.dtype != dtype or len(ds) != self.sizes[split]:
+                    raise DataError(f"{self.path}: {split}/{key} is missing or malformed")
+                if "crc32" not in ds.attrs:
+                    recorded = False
+                elif zlib.crc32(np.ascontiguousarray(ds[:])) != int(ds.attrs["crc32"]):
+                    raise DataError(f"{self.path}: {split}/{key} is not what was written "
+                                    "(checksum differs): the file is damaged, make it again")
+        if not recorded and not self.verify()["data_sha256_ok"]:
+            raise DataError(f"{self.path} is not what was written (data_sha256 differs)")
 
     def verify(self) -> dict:
         """Recompute the checksum of every split; the schema's fields present."""

@@ -27,7 +27,7 @@ import numpy as np
 from games.game import N_LAYER_IDS, layer_id, layer_pair
 from solver import hugepages, kernels
 from solver.settings import SolveSettings
-from solver.table import write_table
+from solver.table import layer_crc32, write_table
 from infra.progress import Progress
 from infra.provenance import peak_memory_bytes
 
@@ -291,14 +291,21 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress):
 
 
 class Checkpoint:
-    """Finished layers of an interrupted solve, in OUT.partial/."""
+    """Finished layers of an interrupted solve, in OUT.partial/: each layer's values
+    (.npy) and figures (.json, with the values' CRC-32). A layer whose files are
+    damaged, cut short or changed is solved again, not trusted."""
 
-    def __init__(self, out: Path, meta: dict):
+    def __init__(self, out: Path, meta: dict, sizes: dict):
         self.dir = out.with_name(out.name + ".partial")
+        self.sizes = sizes   # layer -> positions
         self.dir.mkdir(parents=True, exist_ok=True)
         meta_path = self.dir / "meta.json"
         if meta_path.exists():
-            found = json.loads(meta_path.read_text())
+            try:
+                found = json.loads(meta_path.read_text())
+            except (ValueError, UnicodeDecodeError):
+                raise SolveError(f"{meta_path} is damaged: remove {self.dir} (its layers "
+                                 "cannot be trusted) or choose another --out") from None
             if found != meta:
                 raise SolveError(f"{self.dir} holds a solve with other settings "
                                  f"({found}); remove it or choose another --out")
@@ -306,10 +313,19 @@ class Checkpoint:
             _write_atomic(meta_path, json.dumps(meta).encode())
 
     def has(self, layer) -> bool:
-        return (self.dir / f"{layer[0]}_{layer[1]}.json").exists()
+        """Whether the layer is there whole: its figures readable, its values of the
+        layer's length, finite and with the CRC-32 recorded when they were saved."""
+        try:
+            stats = self.stats(layer)
+            values = self.load(layer)
+        except (OSError, ValueError, UnicodeDecodeError):
+            return False
+        return (values.dtype == np.float32 and values.shape == (self.sizes[layer],)
+                and stats.get("crc32") == layer_crc32(values)
+                and bool(np.isfinite(values).all()))
 
     def load(self, layer) -> np.ndarray:
-        return np.load(self.dir / f"{layer[0]}_{layer[1]}.npy")
+        return np.load(self.dir / f"{layer[0]}_{layer[1]}.npy", allow_pickle=False)
 
     def stats(self, layer) -> dict:
         return json.loads((self.dir / f"{layer[0]}_{layer[1]}.json").read_text())
@@ -320,6 +336,7 @@ class Checkpoint:
         with open(tmp, "wb") as handle:
             np.save(handle, values)
         os.replace(tmp, self.dir / f"{stem}.npy")
+        stats = {**stats, "crc32": layer_crc32(values)}
         _write_atomic(self.dir / f"{stem}.json", json.dumps(stats).encode())
 
     def remove(self):
@@ -360,7 +377,7 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
     layers = [layer for unit in units for layer in dict.fromkeys(unit)]
     meta = {"game": game.name, "rules": game.rules, "pieces": game.pieces, "tolerance": tol,
             "max_total": max_total}
-    checkpoint = Checkpoint(out, meta)
+    checkpoint = Checkpoint(out, meta, {p: game.layer_size(*p) for p in layers})
     progress = SolveProgress(sum(game.layer_size(*p) for p in layers), quiet=quiet)
     t0 = time.time()
     for L, M in units:

@@ -21,13 +21,19 @@ def verify_table(path, sample=100_000, seed=0) -> dict:
         ranks = (np.arange(size) if size <= sample
                  else np.sort(rng.choice(size, sample, replace=False)))
         codes = unrank_many(table.game.unrank, np.full(len(ranks), layer_id(a, b)), ranks)
-        stored = table.layer(a, b)[ranks].astype(np.float64)
+        values = table.layer(a, b)
+        sane = bool(np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all())
+        stored = values[ranks].astype(np.float64)
         residual = float(np.abs(table_bellman(table, codes) - stored).max())
         layers[f"{a}_{b}"] = {"checked": int(len(ranks)), "positions": size,
-                              "residual": residual}
-    worst = max(v["residual"] for v in layers.values())
+                              "residual": residual, "values_in_0_1": sane}
+    residuals = [v["residual"] for v in layers.values()]
+    worst = float("nan") if np.isnan(residuals).any() else max(residuals)
+    sane = all(v["values_in_0_1"] for v in layers.values())
     sha_ok = sha256 == table.attrs["sha256"]
     missing = missing_fields(table.attrs)
     return {"table": str(path), "sha256_ok": sha_ok, "sha256": sha256,
-            "max_residual": worst, "residual_bound": RESIDUAL_BOUND, "missing_fields": missing,
-            "ok": sha_ok and worst <= RESIDUAL_BOUND and not missing, "layers": layers}
+            "values_ok": sane, "max_residual": worst, "residual_bound": RESIDUAL_BOUND,
+            "missing_fields": missing,
+            "ok": sha_ok and sane and worst <= RESIDUAL_BOUND and not missing,
+            "layers": layers}

@@ -1,0 +1,114 @@
+"""Files are checked when opened: a damaged or inconsistent table, data set or solve
+checkpoint is refused (or, for a checkpoint, solved again), never read as if sound."""
+import json
+import shutil
+
+import h5py
+import numpy as np
+import pytest
+
+from datagen.datafile import DataError, DataFile
+from games import get_game
+from solver.layered import solve
+from solver.table import Table, TableError
+from tabula.cli import main
+
+
+@pytest.fixture
+def table_copy(tables, tmp_path):
+    path = tmp_path / "t.h5"
+    shutil.copy(tables[("ur", 2)].path, path)
+    return path
+
+
+def damage(path, change):
+    with h5py.File(path, "r+") as f:
+        change(f)
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda f: f["layers/2_2"].__setitem__(slice(0, 100), 0.0), "checksum differs"),
+    (lambda f: f.attrs.__setitem__("pieces", 3), "holds layers"),
+    (lambda f: f.attrs.__setitem__("layers", "[[1, 1], [2"), "broken attributes"),
+    (lambda f: f.attrs.__delitem__("game"), "incomplete"),
+    (lambda f: f.attrs.__setitem__("rules", "masters"), "rules"),
+])
+def test_a_damaged_table_is_refused_on_open(table_copy, capsys, change, message):
+    damage(table_copy, change)
+    with pytest.raises(TableError, match=message):
+        Table(table_copy)
+    assert main(["value", "ur", "--pieces", "2", "--table", str(table_copy), "--position",
+                 "start"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_a_layer_stored_in_float64_is_refused(table_copy):
+    def widen(f):
+        values = f["layers/1_1"][:]
+        attrs = dict(f["layers/1_1"].attrs)
+        del f["layers/1_1"]
+        f.create_dataset("layers/1_1", data=values.astype(np.float64)).attrs.update(attrs)
+    damage(table_copy, widen)
+    with pytest.raises(TableError, match="float64"):
+        Table(table_copy)
+
+
+def test_verify_fails_a_table_with_a_nan_even_with_a_matching_checksum(table_copy, capsys):
+    from solver.table import layer_crc32
+
+    def poison(f):
+        values = f["layers/2_1"][:]
+        values[3] = np.nan
+        f["layers/2_1"][:] = values
+        f["layers/2_1"].attrs["crc32"] = layer_crc32(values)
+    damage(table_copy, poison)
+    assert main(["verify", str(table_copy), "--json"]) == 1
+    result = json.loads(capsys.readouterr().out)
+    assert "values_ok False" in result["checks"][0]["detail"]
+
+
+def test_a_damaged_data_file_is_refused(ur3_data, tmp_path):
+    path = tmp_path / "d.h5"
+    shutil.copy(ur3_data, path)
+    damage(path, lambda f: f["val"]["values"].__setitem__(0, np.float32(0.123)))
+    with pytest.raises(DataError, match="checksum differs"):
+        DataFile(path)
+    shutil.copy(ur3_data, path)
+    damage(path, lambda f: f.attrs.__setitem__("settings", "{broken"))
+    with pytest.raises(DataError, match="broken attributes"):
+        DataFile(path)
+
+
+def test_a_damaged_checkpoint_layer_is_solved_again(tables, tmp_path):
+    """As if a solve had been stopped after its first units, whose layer files were then
+    changed or cut short: those layers are solved again, and the table comes out right."""
+    from solver import layered
+    game = get_game("ur", 2)
+    clean = tables[("ur", 2)]
+    out = tmp_path / "t.h5"
+    first = [p for unit in layered.unit_order(game)[:2] for p in dict.fromkeys(unit)]
+    meta = {"game": game.name, "rules": game.rules, "pieces": game.pieces,
+            "tolerance": 1e-9, "max_total": None}
+    checkpoint = layered.Checkpoint(out, meta, {p: game.layer_size(*p) for p in first})
+    for p in first:
+        stats = {k: v for k, v in clean.layer_attrs[p].items() if k != "crc32"}
+        checkpoint.save(p, np.array(clean.layer(*p)), stats)
+        assert checkpoint.has(p)
+    values = np.load(checkpoint.dir / "1_1.npy")
+    values[0] += 0.25                                   # changed after it was saved
+    np.save(checkpoint.dir / "1_1.npy", values)
+    cut = checkpoint.dir / f"{first[-1][0]}_{first[-1][1]}.npy"
+    cut.write_bytes(cut.read_bytes()[:100])             # cut short
+    assert not checkpoint.has((1, 1)) and not checkpoint.has(first[-1])
+    solve(game, out, quiet=True)
+    for layer in clean.layers:
+        assert np.abs(Table(out).layer(*layer) - clean.layer(*layer)).max() < 1e-7, layer
+
+
+def test_a_damaged_checkpoint_meta_is_one_line(tmp_path, capsys):
+    partial = tmp_path / "t.h5.partial"
+    partial.mkdir()
+    (partial / "meta.json").write_text("{not json")
+    assert main(["solve", "ur", "--pieces", "2", "--out", str(tmp_path / "t.h5")]) == 2
+    err = capsys.readouterr().err
+    assert "meta.json is damaged" in err and len(err.strip().splitlines()) == 1
