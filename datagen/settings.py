@@ -1,9 +1,11 @@
 """The datagen stage's settings and their defaults (the command, the pipeline)."""
 from dataclasses import dataclass
 
+from infra.settings import Settings, SettingsError
+
 
 @dataclass(frozen=True)
-class DatagenSettings:
+class DatagenSettings(Settings):
     games: int = 10000          # self-play games of the perfect player
     explore: float = 0.3        # largest per-decision exploration rate
     uniform: int = 100000       # positions drawn uniformly within layers
@@ -11,3 +13,13 @@ class DatagenSettings:
     val_frac: float = 0.05      # share of positions held out for validation
     test_frac: float = 0.05     # share of positions held out for testing
     alternatives: bool = False  # also record the results of the moves not chosen
+    LIMITS = {"games": (0, 10**9), "uniform": (0, 10**10), "explore": (0.0, 1.0),
+              "seed": (0, 2**64 - 1), "val_frac": (0.0, 0.5), "test_frac": (0.0, 0.5)}
+
+    @classmethod
+    def check(cls, values: dict, where: str = "") -> dict:
+        super().check(values, where)
+        merged = {**cls().__dict__, **values}
+        if merged["games"] + merged["uniform"] == 0:
+            raise SettingsError(f"{where}games and uniform cannot both be 0")
+        return values

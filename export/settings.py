@@ -1,7 +1,9 @@
 """The export stage's settings and their defaults (the command, the pipeline)."""
 from dataclasses import dataclass
 
+from infra.settings import Settings
+
 
 @dataclass(frozen=True)
-class ExportSettings:
+class ExportSettings(Settings):
     int8: bool = False   # also write an int8 model (MODEL.int8.onnx)

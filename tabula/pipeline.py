@@ -73,13 +73,34 @@ def load_config(path) -> dict:
               "workdir": config.get("workdir", f"runs/pipeline/{config.get('name', path.stem)}")}
     for stage in STAGES:
         given = config.get(stage) or {}
+        if not isinstance(given, dict):
+            raise PipelineError(f"{path}: {stage} must be a mapping of settings")
         unknown = sorted(set(given) - set(DEFAULTS[stage]))
         if unknown:
             raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)} under {stage}; "
                                 f"keys are {', '.join(sorted(DEFAULTS[stage]))}")
+        _check_stage(stage, given, f"{path}: {stage}: ")
         merged[stage] = {**DEFAULTS[stage], **given}
     merged["finetune"] = merged["finetune"] if config.get("finetune") else None
     return merged
+
+
+SETTINGS = {"solve": SolveSettings, "datagen": DatagenSettings, "train": TrainSettings,
+            "export": ExportSettings, "report": ReportSettings}
+
+
+def _check_stage(stage, given, where):
+    """A stage's settings, with the checks its command makes (the LightningCLI sections
+    are checked when training starts, as `tabula train` does)."""
+    own = {k: v for k, v in given.items() if k not in SECTIONS and k != "players"}
+    if stage in SETTINGS:
+        SETTINGS[stage].check(own, where)
+    for section in SECTIONS:
+        if not isinstance(given.get(section, {}), dict):
+            raise PipelineError(f"{where}{section} must be a mapping of settings")
+    players = given.get("players", [])
+    if not isinstance(players, list) or not all(isinstance(p, str) for p in players):
+        raise PipelineError(f"{where}players must be a list of player names")
 
 
 def _stamp(*parts) -> str:

@@ -91,6 +91,12 @@ def test_query_files(tmp_path, content):
     b"- just\n- a list\n",
     b"game: chess\n",
     b"game: ur\nsolve: {nonsense: 1}\n",
+    b"game: ur\ndatagen: {games: -5}\n",          # the checks of tabula datagen
+    b"game: ur\ntrain: {patience: -1}\n",
+    b"game: ur\nsolve: {tol: x}\n",
+    b"game: ur\nreport: {games: 0}\n",
+    b"game: ur\ndatagen: [1, 2]\n",
+    b"game: ur\nreport: {players: random}\n",
 ])
 def test_pipeline_configs(tmp_path, yaml_text):
     path = tmp_path / "p.yaml"

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from datagen.settings import DatagenSettings as D
 
-from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
+from .common import (add_game_arguments, add_table_argument, check_output,
                      open_table, seed)
 
 
@@ -44,12 +44,8 @@ def add_parser(sub):
 def run(args):
     out = Path(args.out)
     check_output(out, args.force)
-    if args.games < 0 or args.uniform < 0 or args.games + args.uniform == 0:
-        raise UsageError("--games and --uniform must be >= 0, and not both 0")
-    if not 0 <= args.explore <= 1:
-        raise UsageError("--explore must lie between 0 and 1")
-    if not (0 <= args.val_frac and 0 <= args.test_frac and args.val_frac + args.test_frac < 1):
-        raise UsageError("--val-frac and --test-frac must be >= 0 and sum to less than 1")
+    D.check({"games": args.games, "uniform": args.uniform, "explore": args.explore,
+             "val_frac": args.val_frac, "test_frac": args.test_frac}, "--")
     from datagen.generate import generate
     table = open_table(args)
     try:

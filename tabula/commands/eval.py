@@ -72,8 +72,10 @@ def _table_and_game(args):
 
 
 def _check_count(value, name):
-    if value < 1:
-        raise UsageError(f"--{name} must be at least 1")
+    if name == "games":
+        ReportSettings.check({"games": value}, "--")
+    elif not 1 <= value <= 10**8:
+        raise UsageError(f"--{name} must be at least 1 and at most 100000000, not {value}")
 
 
 def run_regret(args):

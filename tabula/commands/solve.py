@@ -39,8 +39,7 @@ def run(args):
     if args.max_total is not None and not 2 <= args.max_total <= 2 * game.pieces:
         raise UsageError(f"--max-total must lie between 2 and {2 * game.pieces} (pieces in "
                          "play of both sides together)")
-    if not 0 < args.tol < 1:
-        raise UsageError("--tol must lie between 0 and 1")
+    SolveSettings.check({"tol": args.tol}, "--")
     if args.threads is not None:
         import numba
         if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:

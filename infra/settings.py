@@ -1,0 +1,38 @@
+"""What every stage's settings object shares: checking the values a person gave (on
+the command line or in a pipeline YAML) with the same words wherever they came from."""
+from dataclasses import fields
+
+from infra.errors import TabulaError
+
+
+class SettingsError(TabulaError):
+    """A setting of a stage with a wrong type or value."""
+
+
+class Settings:
+    """A frozen dataclass of one stage's settings, with `check(values)`: values of the
+    right type and within `LIMITS` ({name: (low, high)}, None for no bound)."""
+    LIMITS: dict = {}
+
+    @classmethod
+    def check(cls, values: dict, where: str = "") -> dict:
+        """`values` (a dict of some of the settings), checked; returns them."""
+        known = {f.name: f for f in fields(cls)}
+        for name, value in values.items():
+            if name not in known:
+                raise SettingsError(f"{where}unknown setting {name}; settings are "
+                                    f"{', '.join(known)}")
+            default = known[name].default
+            kind = type(default)
+            if kind is float and isinstance(value, int) and not isinstance(value, bool):
+                value = float(value)
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+                raise SettingsError(f"{where}{name} must be {kind.__name__}, "
+                                    f"not {value!r}")
+            low, high = cls.LIMITS.get(name, (None, None))
+            if (low is not None and value < low) or (high is not None and value > high):
+                bounds = " and ".join(
+                    f"{word} {bound}" for word, bound in (("at least", low), ("at most", high))
+                    if bound is not None)
+                raise SettingsError(f"{where}{name} must be {bounds}, not {value}")
+        return values
