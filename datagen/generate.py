@@ -129,8 +129,11 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
              "sources": _json(list(SOURCES))}
     out = Path(out)
     partial = out.with_name(out.name + ".partial")
-    write_data(partial, splits, attrs)
-    os.replace(partial, out)
+    try:
+        write_data(partial, splits, attrs)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)   # nothing half-written is left behind
     seconds = time.time() - started
     return {"out": str(out), "counts": counts, "settings": settings,
             "data_sha256": data_sha256(splits), "seconds": seconds,

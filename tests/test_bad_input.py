@@ -105,6 +105,28 @@ def test_pipeline_configs(tmp_path, yaml_text):
     assert refused_in_one_line(code, err), err
 
 
+def test_files_of_the_wrong_kind(tmp_path, tables):
+    garbage = tmp_path / "garbage.bin"
+    garbage.write_bytes(b"\xff\xfe\x00 not text")
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    table = str(tables[("ur", 2)].path)
+    cases = [["train", "--config", str(garbage)],
+             ["value", "ur", "--pieces", "2", "--table", table, "--input", str(garbage)],
+             ["value", "ur", "--pieces", "2", "--table", str(garbage), "--position", "start"],
+             ["datagen", "ur", "--pieces", "2", "--table", table, "--out", str(folder),
+              "--force"],
+             ["export", str(garbage), "--out", str(tmp_path / "m.onnx")],
+             ["eval", "regret", "ur", "--pieces", "2", "--table", table, "--player",
+              f"net:{garbage}"],
+             ["value", "ur", "--pieces", "2", "--table", table, "--position",
+              '{"me": [], "me_waiting": 0, "opp": [5], "opp_waiting": 1}']]
+    for args in cases:
+        code, _, err = run(args)
+        assert refused_in_one_line(code, err), (args, err)
+    assert list(folder.iterdir()) == [] and not list(tmp_path.glob("*.partial"))
+
+
 def test_typed_into_play_never_kills_it(monkeypatch):
     monkeypatch.setattr("sys.stdin", io.StringIO("\u00b2\n" + "9" * 5000 + "\n-1\n\x00\nq\n"))
     code, out, err = run(["play", "ur", "--pieces", "2", "--level", "apprentice", "--seed",

@@ -107,9 +107,22 @@ def check_settings(cli):
             raise DataError(f"{key} must be 0 or more, not {cli.config[key]}")
 
 
+def _check_config_files(argv):
+    """Config files must be UTF-8 text (jsonargparse would stop with a traceback)."""
+    for i, arg in enumerate(argv):
+        path = arg.partition("=")[2] if arg.startswith("--config=") else (
+            argv[i + 1] if arg == "--config" and i + 1 < len(argv) else None)
+        if path and Path(path).is_file():
+            try:
+                Path(path).read_bytes().decode("utf-8")
+            except UnicodeDecodeError:
+                raise DataError(f"{path} is not UTF-8 text") from None
+
+
 def run(argv) -> int:
     # tabula hands LightningCLI its part of the command line on purpose
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
+    _check_config_files(argv)
     held = HeldBack()
     try:
         cli = TrainCLI(ValueNet, ValueData, run=False, args=argv,

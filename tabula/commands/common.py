@@ -3,6 +3,7 @@ import argparse
 import json
 
 from games import GAMES, PositionError, get_game, pieces_help
+from games.game import layer_pair
 
 
 class UsageError(Exception):
@@ -58,7 +59,11 @@ def parse_position(game, text_or_obj):
         return game.start
     if isinstance(text_or_obj, str):
         text_or_obj = load_json(text_or_obj, "the position")
-    return game.position_from_json(text_or_obj)
+    code = game.position_from_json(text_or_obj)
+    if 0 in layer_pair(game.layer_of(code)):
+        raise PositionError("the game is over in this position: a side has no piece in "
+                            "play (borne off every one)")
+    return code
 
 
 def parse_throw(game, value):
@@ -100,7 +105,10 @@ def open_table(args):
 
 
 def check_output(path, force: bool):
-    """Refuse an output path whose folder is missing, or that exists without --force."""
+    """Refuse an output path whose folder is missing, that is a folder, or that exists
+    without --force."""
+    if path.is_dir():
+        raise UsageError(f"{path} is a folder: give a file name for --out")
     if path.exists() and not force:
         raise UsageError(f"{path} exists; use --force to overwrite it")
     if not path.parent.is_dir():
