@@ -202,3 +202,39 @@ def test_each_run_gets_its_own_folder(ur3_data, tmp_path, capsys):
     assert (tmp_path / "version_1" / "checkpoints" / "best.ckpt").is_file()
     assert (tmp_path / "version_1" / "config.yaml").is_file()
     assert "run folder " + str(tmp_path / "version_1") in capsys.readouterr().out
+
+
+def test_every_tensor_of_the_losses_is_made_where_its_inputs_live(tables):
+    """With the default device set to 'meta', a tensor made without a device would be a
+    meta tensor, and mixing it with the CPU batch would fail: the losses must run."""
+    import torch
+
+    from training.decisions import decisions_for, searched_decisions_for
+    table = tables[("ur", 3)]
+    codes = uniform_positions(table.game, 256, seed=4)
+    model = ValueNet("ur", 3, [16], decision_weight=1.0, search_weight=1.0, bf16_epochs=1)
+    decisions = [torch.from_numpy(p) for p in decisions_for(table, codes[:128], seed=1)]
+    searched = [torch.from_numpy(p) for p in searched_decisions_for(table, codes[128:],
+                                                                      seed=2)]
+    previous = torch.get_default_device()
+    torch.set_default_device("meta")
+    try:
+        model.train()
+        model.bf16 = True
+        losses = [model._loss(model(torch.from_numpy(codes)),
+                              torch.full((len(codes),), 0.5, device="cpu")),
+                  model._decision_loss(*decisions), model._searched_decision_loss(*searched)]
+    finally:
+        torch.set_default_device(previous)
+    assert all(loss.device.type == "cpu" and torch.isfinite(loss) for loss in losses)
+
+
+def test_asking_for_a_gpu_where_there_is_none_is_one_line(ur3_data, tmp_path, capsys):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU")
+    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--data.path",
+                 str(ur3_data), "--trainer.accelerator", "gpu",
+                 "--trainer.default_root_dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "sees no GPU here" in err

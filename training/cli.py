@@ -134,7 +134,11 @@ def run(argv) -> int:
         _check_pairing(cli.model, cli.datamodule)
     except MisconfigurationException as err:   # Lightning's refusal of a trainer setting
         held.restore(replay=False)
-        raise DataError(f"trainer: {' '.join(str(err).split())}") from None
+        reason = " ".join(str(err).split())
+        if not torch.cuda.is_available() and any(w in reason.lower() for w in ("gpu", "cuda")):
+            reason += (f" (torch {torch.__version__} sees no GPU here: train with "
+                       "--trainer.accelerator cpu, or see docs/CHAIN.md for a CUDA build)")
+        raise DataError(f"trainer: {reason}") from None
     except BaseException:
         held.restore(replay=False)
         raise

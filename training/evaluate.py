@@ -7,7 +7,8 @@ import torch
 def predict(model, codes: np.ndarray, batch: int = 65536) -> np.ndarray:
     """The net's winning chance for each code (float64)."""
     model.eval()
-    out = [model.predict(torch.from_numpy(codes[i:i + batch])).double().numpy()
+    device = next(model.parameters()).device
+    out = [model.predict(torch.from_numpy(codes[i:i + batch]).to(device)).double().cpu().numpy()
            for i in range(0, len(codes), batch)]
     return np.concatenate(out) if out else np.empty(0)
 

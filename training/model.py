@@ -23,6 +23,11 @@ def torch_worths(infos, values):
     return torch.where(over, 1.0, torch.where(again, values, 1.0 - values))
 
 
+def _live(counts, width):
+    """Which of `width` move slots hold a move: slot j < count, made where counts live."""
+    return torch.arange(width, device=counts.device) < counts.unsqueeze(-1)
+
+
 class ModelError(TabulaError):
     """Model settings that cannot be built, or a checkpoint that does not fit them."""
 
@@ -133,7 +138,7 @@ class ValueNet(L.LightningModule):
             return self.mlp(x).squeeze(1)
         n = len(x)
         x = nn.functional.pad(x, (0, 0, 0, -n % BF16_ROWS))
-        with torch.autocast("cpu", dtype=torch.bfloat16):
+        with torch.autocast(x.device.type, dtype=torch.bfloat16):
             hidden = self.mlp[:-1](x)
         return self.mlp[-1](hidden.float())[:n].squeeze(1)
 
@@ -169,7 +174,7 @@ class ValueNet(L.LightningModule):
         """The mover's winning chance after each move (torch_worths), with
         values_of_next(need) giving V of the codes under the mask `need`."""
         need = live & ((infos & OVER) == 0)
-        v = torch.zeros(infos.shape)
+        v = torch.zeros(infos.shape, device=infos.device)
         v[need] = values_of_next(need)
         return torch_worths(infos, v)
 
@@ -182,13 +187,13 @@ class ValueNet(L.LightningModule):
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
     def _decision_loss(self, counts, next_codes, infos, exact):
-        live = torch.arange(next_codes.shape[1]) < counts.unsqueeze(1)
+        live = _live(counts, next_codes.shape[1])
         worth = self._move_worths(infos, live,
                                   lambda need: torch.sigmoid(self(next_codes[need])))
         return self._choice_loss(worth, live, exact)
 
     def _searched_decision_loss(self, counts, next_codes, infos, exact, *leaves):
-        live = torch.arange(next_codes.shape[1]) < counts.unsqueeze(1)
+        live = _live(counts, next_codes.shape[1])
         return self._choice_loss(self.searched_worths(live, infos, *leaves), live, exact)
 
     def searched_worths(self, live, infos, leaf_counts, leaf_codes, leaf_infos):
@@ -196,11 +201,11 @@ class ValueNet(L.LightningModule):
         expectimax past the move over the net's values. The leaf arrays
         (training.decisions.searched_decisions_for) hold every throw's moves after each
         move that needs a value, in row-major order of those moves."""
-        leaf_live = torch.arange(leaf_codes.shape[2]) < leaf_counts.unsqueeze(2)
+        leaf_live = _live(leaf_counts, leaf_codes.shape[2])
         leaf_worth = self._move_worths(leaf_infos, leaf_live,
                                        lambda need: torch.sigmoid(self(leaf_codes[need])))
         best = torch.where(leaf_live, leaf_worth, -torch.inf).max(dim=2).values
-        searched = best @ torch.as_tensor(self.game.probs, dtype=best.dtype)
+        searched = best @ torch.as_tensor(self.game.probs, dtype=best.dtype, device=best.device)
         return self._move_worths(infos, live, lambda need: searched)
 
     def validation_step(self, batch, _):
