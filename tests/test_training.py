@@ -238,3 +238,31 @@ def test_asking_for_a_gpu_where_there_is_none_is_one_line(ur3_data, tmp_path, ca
                  "--trainer.default_root_dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "sees no GPU here" in err
+
+
+def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys):
+    """Lightning's conventions: fit | validate | test, --ckpt_path, the user's logger."""
+    base = ["--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
+            "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
+            "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
+            str(tmp_path)]
+    assert main(["train", "fit", *base, "--trainer.max_epochs", "1"]) == 0
+    last = tmp_path / "version_0" / "checkpoints" / "last.ckpt"
+    assert main(["train", "fit", *base, "--trainer.max_epochs", "2", "--ckpt_path",
+                 str(last)]) == 0
+    resumed = json.loads((tmp_path / "version_1" / "test_error.json").read_text())
+    assert resumed["epochs"] == 2
+    epochs = {line.split(",")[0] for line in
+              (tmp_path / "version_1" / "metrics.csv").read_text().splitlines()[1:]}
+    assert epochs == {"1"}                          # only the second epoch ran
+    capsys.readouterr()
+    for subcommand, key in (("validate", "val_loss"), ("test", "test_loss")):
+        assert main(["train", subcommand, *base, "--ckpt_path", str(last)]) == 0
+        answer = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+        assert answer["subcommand"] == subcommand and answer[key] > 0
+    assert main(["train", "test", *base]) == 2
+    assert "needs --ckpt_path" in capsys.readouterr().err
+    assert main(["train", "fit", *base, "--trainer.max_epochs", "1",
+                 "--trainer.logger", "false"]) == 0
+    assert not (tmp_path / "version_4" / "metrics.csv").exists()
+    assert (tmp_path / "version_4" / "test_error.json").is_file()

@@ -19,17 +19,20 @@ from infra.provenance import code_version, machine
 from .curves import plot_learning_curve
 from .data import ValueData
 from .evaluate import test_error
-from .model import ValueNet
+from .model import ValueNet, read_checkpoint
 from .settings import TrainSettings
 
-DESCRIPTION = """Train an MLP value net on a `tabula datagen` file. Settings come from a
-YAML config (--config configs/NAME.yaml) with model:, data: and trainer: sections;
-any of them can be overridden on the command line (--model.hidden '[64, 64]',
---trainer.max_epochs 5). Each run gets a new folder, version_N under
-trainer.default_root_dir (never overwriting another run): metrics.csv,
-checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png (training and
-validation loss) and test_error.json (the error on the held-out test positions, in
-percentage points)."""
+DESCRIPTION = """Train an MLP value net on a `tabula datagen` file: tabula train
+[fit|validate|test] (fit when none is named). Settings come from a YAML config
+(--config configs/NAME.yaml) with model:, data: and trainer: sections; any of them
+can be overridden on the command line (--model.hidden '[64, 64]', --trainer.max_epochs
+5). Each run gets a new folder, version_N under trainer.default_root_dir (never
+overwriting another run): metrics.csv (unless --trainer.logger names another logger or
+false), checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png
+(training and validation loss) and test_error.json (the error on the held-out test
+positions, in percentage points). fit --ckpt_path RUN/checkpoints/last.ckpt resumes a
+stopped run (weights, optimizer, schedule, epoch); validate and test --ckpt_path
+CHECKPOINT measure a checkpoint on the validation or test split."""
 
 
 class OneLineParser(LightningArgumentParser):
@@ -48,19 +51,23 @@ class TrainCLI(LightningCLI):
                             help="stop after this many epochs without a better val_loss")
         parser.add_argument("--threads", type=int, default=TrainSettings.threads,
                             help="torch threads (0: torch's default, all cores)")
+        parser.add_argument("--ckpt_path", type=str | None, default=None,
+                            help="fit: a last.ckpt to resume from (weights, optimizer and "
+                                 "schedule); validate and test: the checkpoint to measure")
 
     def instantiate_trainer(self, **kwargs):
         """A trainer whose run folder is a new DEFAULT_ROOT_DIR/version_N: a run never
         overwrites another's files."""
         trainer = self._get(self.config_init, "trainer", default={})
         base = Path(trainer.get("default_root_dir") or "runs/train")
-        logger = CSVLogger(base, name="")           # the next free version_N under base
-        root = Path(logger.log_dir)
+        csv = CSVLogger(base, name="")              # the next free version_N under base
+        self.run_folder = Path(csv.log_dir)
         callbacks = list(trainer.get("callbacks") or [])
-        callbacks += [ModelCheckpoint(dirpath=root / "checkpoints", filename="best",
+        callbacks += [ModelCheckpoint(dirpath=self.run_folder / "checkpoints", filename="best",
                                       monitor="val_loss", save_last=True),
                       EarlyStopping(monitor="val_loss", patience=self.config["patience"])]
-        kwargs.setdefault("logger", logger)
+        if trainer.get("logger") in (None, True):   # else the user's own logger (or none)
+            kwargs["logger"] = csv
         kwargs["callbacks"] = callbacks
         return super().instantiate_trainer(**kwargs)
 
@@ -119,7 +126,13 @@ def _check_config_files(argv):
                 raise DataError(f"{path} is not UTF-8 text") from None
 
 
+SUBCOMMANDS = ("fit", "validate", "test")
+
+
 def run(argv) -> int:
+    """tabula train [fit|validate|test] ... (fit when none is named)."""
+    argv = list(argv)
+    subcommand = argv.pop(0) if argv[:1] and argv[0] in SUBCOMMANDS else "fit"
     # tabula hands LightningCLI its part of the command line on purpose
     warnings.filterwarnings("ignore", message="LightningCLI's args parameter")
     _check_config_files(argv)
@@ -143,7 +156,17 @@ def run(argv) -> int:
         held.restore(replay=False)
         raise
     held.restore(replay=True)
-    return _fit(cli)
+    ckpt = cli.config["ckpt_path"]
+    if ckpt is not None:
+        read_checkpoint(ckpt)   # refused if it would run code, before Lightning reads it
+    if subcommand == "fit":
+        return _fit(cli, ckpt)
+    measure = cli.trainer.validate if subcommand == "validate" else cli.trainer.test
+    if ckpt is None:
+        raise DataError(f"tabula train {subcommand} needs --ckpt_path CHECKPOINT")
+    results = measure(cli.model, datamodule=cli.datamodule, ckpt_path=ckpt, weights_only=True)
+    print(json.dumps({"subcommand": subcommand, "checkpoint": ckpt, **results[0]}))
+    return 0
 
 
 def _check_pairing(model, data):
@@ -162,19 +185,20 @@ def _check_pairing(model, data):
                             "nothing; set both or neither")
 
 
-def _fit(cli) -> int:
+def _fit(cli, ckpt_path=None) -> int:
     model, data, trainer = cli.model, cli.datamodule, cli.trainer
     if cli.config["threads"]:
         torch.set_num_threads(cli.config["threads"])
     game = data.file.game
     started = time.time()
-    trainer.fit(model, data)
+    trainer.fit(model, data, ckpt_path=ckpt_path, weights_only=True)
     seconds = time.time() - started
     best = trainer.checkpoint_callback.best_model_path
     if best:
         model, _ = ValueNet.from_checkpoint(best)
     errors = test_error(model, data.file)
-    root = Path(trainer.logger.log_dir)
+    root = cli.run_folder
+    root.mkdir(parents=True, exist_ok=True)
     curve = plot_learning_curve(root / "metrics.csv", root / "learning_curve.png")
     result = {"game": game.name, "pieces": game.pieces, "parameters": model.parameter_count(),
               "hidden": list(model.hparams.hidden), "loss": model.hparams.loss,

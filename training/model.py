@@ -209,10 +209,16 @@ class ValueNet(L.LightningModule):
         return self._move_worths(infos, live, lambda need: searched)
 
     def validation_step(self, batch, _):
+        self._evaluate(batch, "val")
+
+    def test_step(self, batch, _):
+        self._evaluate(batch, "test")
+
+    def _evaluate(self, batch, split):
         codes, values = batch["codes"], batch["values"]
         logits = self(codes)
-        self.log("val_loss", self._loss(logits, values), prog_bar=True)
-        self.log("val_mae_points", 100 * (torch.sigmoid(logits) - values).abs().mean(),
+        self.log(f"{split}_loss", self._loss(logits, values), prog_bar=True)
+        self.log(f"{split}_mae_points", 100 * (torch.sigmoid(logits) - values).abs().mean(),
                  prog_bar=True)
 
     def on_save_checkpoint(self, checkpoint):
