@@ -53,7 +53,7 @@ def worth(info, value):
     winning chance of whoever throws next in the resulting position: 1 if the move
     won the game, `value` if the mover throws again, 1 - `value` if the turn passes.
     The one definition of a move's worth (numba); `worths` is its numpy form and
-    training.model the torch form, pinned to it by tests/test_contract.py."""
+    training.model the torch form, pinned to it by tests/test_conformance.py."""
     if info & OVER:
         return 1.0
     return value if info & AGAIN else 1.0 - value

@@ -71,17 +71,10 @@ def _table_and_game(args):
     return table, (table.game if table is not None else game_from_args(args))
 
 
-def _check_count(value, name):
-    if name == "games":
-        ReportSettings.check({"games": value}, "--")
-    elif not 1 <= value <= 10**8:
-        raise UsageError(f"--{name} must be at least 1 and at most 100000000, not {value}")
-
-
 def run_regret(args):
     from eval.measures import regret
     from eval.players import make_player
-    _check_count(args.games, "games")
+    ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
     result = regret(game, table, make_player(args.player, game, table), args.games, args.seed,
                     quiet=args.quiet).summary
@@ -101,7 +94,8 @@ def run_regret(args):
 def run_match(args):
     from eval.measures import match
     from eval.players import make_player
-    _check_count(args.pairs, "pairs")
+    if not 1 <= args.pairs <= 10**8:
+        raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
     result = match(game, make_player(args.a, game, table), make_player(args.b, game, table),
                    args.pairs, args.seed, table=table, quiet=args.quiet)
@@ -120,7 +114,7 @@ def run_match(args):
 
 def run_report(args):
     from eval.report import STANDARD_PLAYERS, write_report
-    _check_count(args.games, "games")
+    ReportSettings.check({"games": args.games}, "--")
     out = Path(args.out)
     if (out / "REPORT.md").exists() and not args.force:
         raise UsageError(f"{out} holds a report already; use --force to replace it")
