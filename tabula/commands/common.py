@@ -66,12 +66,16 @@ def parse_position(game, text_or_obj):
     return code
 
 
+def throw_text(text: str) -> int:
+    """argparse type of --throw: the text of a whole number."""
+    text = text.strip()
+    if not (text.isascii() and text.lstrip("-").isdigit() and len(text) < 20):
+        raise argparse.ArgumentTypeError(f"a throw is a whole number, not {text[:30]!r}")
+    return int(text)
+
+
 def parse_throw(game, value):
-    """A throw typed on the command line (text of a whole number) or read from JSON (a
-    whole number: not 2.5, not true, not "2")."""
-    text = value.strip() if isinstance(value, str) else None
-    if text is not None and text.isascii() and text.lstrip("-").isdigit() and len(text) < 20:
-        value = int(text)
+    """A throw of the game: a whole number (from JSON: not 2.5, not true, not "2")."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise PositionError(f"a throw is a whole number, not {str(value)[:30]!r}")
     game.check_throw(value)

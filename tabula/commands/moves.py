@@ -4,7 +4,7 @@ import json
 from games import PositionError
 
 from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args,
-                     open_table, parse_position, parse_throw, read_jsonl)
+                     open_table, parse_position, parse_throw, read_jsonl, throw_text)
 
 
 def add_parser(sub):
@@ -19,7 +19,7 @@ def add_parser(sub):
                     "won the game.")
     add_game_arguments(p)
     p.add_argument("--position", help="position as JSON, or 'start'")
-    p.add_argument("--throw", help="the throw (ur 0..4, senet 1..5)")
+    p.add_argument("--throw", type=throw_text, help="the throw (ur 0..4, senet 1..5)")
     p.add_argument("--input", metavar="FILE.jsonl",
                    help='many queries, one {"position": ..., "throw": ...} per line; '
                         "answers one JSON line each")
@@ -62,10 +62,7 @@ def run(args):
                 if not isinstance(query, dict) or set(query) != {"position", "throw"}:
                     raise PositionError('each line must be {"position": ..., "throw": ...}')
                 code = parse_position(game, query["position"])
-                throw = query["throw"]
-                if isinstance(throw, str):
-                    raise PositionError(f"a throw is a whole number, not the text {throw!r}")
-                throw = parse_throw(game, throw)
+                throw = parse_throw(game, query["throw"])
             except PositionError as err:
                 raise PositionError(f"{args.input} line {number}: {err}")
             print(json.dumps(moves_json(game, code, throw, table)))
