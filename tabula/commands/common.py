@@ -15,11 +15,10 @@ MAX_JSON_TEXT = 100_000   # characters of one position or query
 
 
 def seed(text: str) -> int:
-    """argparse type of --seed: a whole number from 0 to 2**64 - 1."""
-    try:
-        value = int(text) if len(text) <= 25 else -1
-    except ValueError:
+    """argparse type of --seed: a whole number from 0 to 2**64 - 1, in plain digits."""
+    if not (text.isascii() and text.lstrip("-").isdigit() and len(text) <= 25):
         raise argparse.ArgumentTypeError(f"a seed is a whole number, not {text[:30]!r}")
+    value = int(text)
     if not 0 <= value <= MAX_SEED:
         raise argparse.ArgumentTypeError(f"a seed lies between 0 and 2**64 - 1, not {text[:30]}")
     return value
