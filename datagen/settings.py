@@ -1,7 +1,7 @@
 """The datagen stage's settings and their defaults (the command, the pipeline)."""
 from dataclasses import dataclass
 
-from infra.settings import Settings, SettingsError
+from infra.settings import MAX_SEED, Settings, SettingsError
 
 
 @dataclass(frozen=True)
@@ -14,7 +14,7 @@ class DatagenSettings(Settings):
     test_frac: float = 0.05     # share of positions held out for testing
     alternatives: bool = False  # also record the results of the moves not chosen
     LIMITS = {"games": (0, 10**9), "uniform": (0, 10**10), "explore": (0.0, 1.0),
-              "seed": (0, 2**64 - 1), "val_frac": (0.0, 0.5), "test_frac": (0.0, 0.5)}
+              "seed": (0, MAX_SEED), "val_frac": (0.0, 0.5), "test_frac": (0.0, 0.5)}
 
     @classmethod
     def check(cls, values: dict, where: str = "") -> dict:

@@ -4,6 +4,8 @@ from dataclasses import fields
 
 from infra.errors import TabulaError
 
+MAX_SEED = 2**64 - 1   # the random streams take any unsigned 64-bit seed
+
 
 class SettingsError(TabulaError):
     """A setting of a stage with a wrong type or value."""

@@ -31,6 +31,7 @@ from starlette.staticfiles import StaticFiles
 
 from games import GAMES, get_game
 from infra.errors import TabulaError
+from infra.settings import MAX_SEED
 
 from .session import (LEVELS, Session, SessionError, computer_player, make_judge,
                       shipped_model, shipped_pieces)
@@ -79,7 +80,7 @@ class Games:
                                f"not {side!r}")
         seed = request.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                                 or not 0 <= seed < 2**64):
+                                 or not 0 <= seed <= MAX_SEED):
             raise TabulaError("seed must be a whole number from 0 to 2**64 - 1")
         table = self.table if self.table is not None and (
             self.table.game.name, self.table.game.pieces) == (game.name, game.pieces) else None

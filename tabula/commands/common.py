@@ -4,13 +4,13 @@ import json
 
 from games import GAMES, PositionError, get_game, pieces_help
 from games.game import layer_pair
+from infra.settings import MAX_SEED
 
 
 class UsageError(Exception):
     """A mistake in how a command was called; printed as one line, exit status 2."""
 
 
-MAX_SEED = 2**64 - 1
 MAX_JSON_TEXT = 100_000   # characters of one position or query
 
 
