@@ -15,6 +15,16 @@ from games.game import OVER, worths
 SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
 
 
+def decision_form(game, moves):
+    """One decision, from move dicts (game.legal_moves), in decision form:
+    counts (1,), next_codes (1, M), infos (1, M)."""
+    next_codes = np.zeros((1, game.max_moves), dtype=np.int64)
+    infos = np.zeros((1, game.max_moves), dtype=np.int64)
+    next_codes[0, :len(moves)] = [m["position"] for m in moves]
+    infos[0, :len(moves)] = [m["info"] for m in moves]
+    return np.array([len(moves)]), next_codes, infos
+
+
 def move_worths(next_codes, infos, live, values_of_next):
     """The mover's winning chance after each live move (others -inf), by the game
     contract's `worths`; values_of_next is asked only for moves that did not win."""

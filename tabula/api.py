@@ -10,6 +10,7 @@ import numpy as np
 from eval.measures import match as _match
 from eval.measures import regret as _regret
 from eval.players import make_player
+from eval.search import decision_form
 from export.model_file import OnnxValueModel
 from games import get_game
 from solver.bellman import table_move_worths
@@ -80,12 +81,9 @@ class Model:
         found = self.game.legal_moves(code, throw)
         if not found:
             return None
-        next_codes = np.zeros((1, self.game.max_moves), dtype=np.int64)
-        infos = np.zeros((1, self.game.max_moves), dtype=np.int64)
-        next_codes[0, :len(found)] = [m["position"] for m in found]
-        infos[0, :len(found)] = [m["info"] for m in found]
-        pick = make_player(spec, self.game).choose(np.array([code]), np.array([len(found)]),
-                                                   next_codes, infos, np.zeros(1))
+        pick = make_player(spec, self.game).choose(np.array([code]),
+                                                   *decision_form(self.game, found),
+                                                   np.zeros(1))
         return moves(self.game, code, throw)[int(pick[0])]
 
 

@@ -19,7 +19,7 @@ class Console:
         return None if line == "" else line.strip().lower()
 
 
-def opening(session, level) -> str:
+def opening(session) -> str:
     game = session.game
     first = f"{game.sides[0]} throws first"
     if len(session.humans) == 2:
@@ -27,13 +27,14 @@ def opening(session, level) -> str:
                 f"{game.sides[0]} against {game.sides[1]}; {first}.")
     you = game.sides[min(session.humans)]
     return (f"{game.name} with {game.pieces} pieces a side: you play {you} against the "
-            f"computer at level {level} ({LEVELS[level]}); {first}. Type 'rules' for the rules.")
+            f"computer at level {session.level} ({LEVELS[session.level]}); {first}. Type "
+            "'rules' for the rules.")
 
 
-def play_game(session, console: Console, level: str = "") -> int | None:
+def play_game(session, console: Console) -> int | None:
     """Play one game; returns the winning seat, or None when the players quit."""
     game = session.game
-    console.say(opening(session, level))
+    console.say(opening(session))
     while not session.over:
         console.say()
         console.say(game.board(session.code, first_to_throw=session.seat == 0))

@@ -13,7 +13,8 @@ import numpy as np
 
 from eval.measures import ERROR_THRESHOLD
 from eval.players import make_player
-from eval.search import move_worths
+from eval.search import decision_form, move_worths
+from games import GAMES
 from games.loop import advance
 from infra.errors import TabulaError
 
@@ -41,6 +42,14 @@ def shipped_pieces(name: str) -> list[int]:
     return sorted(int(s) for s in found if s.isdigit())
 
 
+def playable_pieces(name: str) -> int:
+    """The pieces a side to play `name` with when none are named: the game's default,
+    unless only another variant has a shipped network (then the largest of those)."""
+    default = GAMES[name].DEFAULT_PIECES
+    shipped = shipped_pieces(name)
+    return default if not shipped or default in shipped else shipped[-1]
+
+
 @dataclass
 class Judge:
     """Winning chances for the player about to throw: exact from a table, or the
@@ -54,10 +63,9 @@ class Judge:
 
     def worths(self, game, moves) -> np.ndarray:
         """The mover's winning chance after each of one decision's moves."""
-        next_codes = np.array([[m["position"] for m in moves]], dtype=np.int64)
-        infos = np.array([[m["info"] for m in moves]], dtype=np.int64)
-        live = np.ones(next_codes.shape, dtype=bool)
-        return move_worths(next_codes, infos, live, self.values)[0]
+        counts, next_codes, infos = decision_form(game, moves)
+        live = np.arange(game.max_moves) < counts[:, None]
+        return move_worths(next_codes, infos, live, self.values)[0, :len(moves)]
 
 
 def make_judge(table=None, model=None) -> Judge | None:
@@ -87,6 +95,22 @@ def computer_player(game, level: str, table=None, model_path=None):
     return make_player(f"{kind}:{model_path}", game)
 
 
+def start_session(game, level: str = "journeyman", side: str | None = None,
+                  hotseat: bool = False, seed: int | None = None, table=None,
+                  model_path=None, model=None) -> "Session":
+    """A new game: a person plays `side` (the side that throws first if None) against
+    the computer at `level`, or two people play (`hotseat`); judged by the table if
+    given, else by the network `model`."""
+    side = side or game.sides[0]
+    if side not in game.sides:
+        raise TabulaError(f"side for {game.name} is {game.sides[0]} or {game.sides[1]}, "
+                          f"not {side!r}")
+    computer = None if hotseat else computer_player(game, level, table, model_path)
+    humans = {0, 1} if hotseat else {game.sides.index(side)}
+    return Session(game, humans, computer, make_judge(table, model), seed,
+                   None if hotseat else level)
+
+
 @dataclass
 class Decision:
     """A person's decision, judged: the position, the throw, the moves' worths."""
@@ -110,6 +134,7 @@ class Session:
     computer: object = None       # the player of the other seat
     judge: Judge | None = None
     seed: int | None = None
+    level: str | None = None      # the computer's strength (None: two people)
     code: int = field(init=False)
     seat: int = 0                 # whose turn it is
     throw: int | None = None      # the throw waiting for a move, if any
@@ -197,19 +222,12 @@ class Session:
         """The computer's pick among the current moves."""
         if len(self.moves) == 1:
             return 0
-        return int(self.computer.choose(np.array([self.code]), *self._decision(),
+        return int(self.computer.choose(np.array([self.code]),
+                                        *decision_form(self.game, self.moves),
                                         np.array([self.rng.random()]))[0])
 
-    def _decision(self):
-        n = len(self.moves)
-        next_codes = np.zeros((1, self.game.max_moves), dtype=np.int64)
-        infos = np.zeros((1, self.game.max_moves), dtype=np.int64)
-        next_codes[0, :n] = [m["position"] for m in self.moves]
-        infos[0, :n] = [m["info"] for m in self.moves]
-        return np.array([n]), next_codes, infos
-
     def _advance(self, index: int):
-        _, next_codes, infos = self._decision()
+        _, next_codes, infos = decision_form(self.game, self.moves)
         code, passes, over = advance(self.game.mirror, self.code, len(self.moves),
                                      next_codes[0], infos[0], index)
         if over:

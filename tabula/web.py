@@ -33,8 +33,8 @@ from games import GAMES, get_game
 from infra.errors import TabulaError
 from infra.settings import MAX_SEED
 
-from .session import (LEVELS, Session, SessionError, computer_player, make_judge,
-                      shipped_model, shipped_pieces)
+from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_model,
+                      shipped_pieces, start_session)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
@@ -66,18 +66,10 @@ class Games:
         if name not in GAMES:
             raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
         pieces = request.get("pieces")
-        if pieces is None:
-            shipped = shipped_pieces(name)
-            pieces = shipped[-1] if shipped else None
-        game = get_game(name, pieces)
-        level = request.get("level", "journeyman")
+        game = get_game(name, playable_pieces(name) if pieces is None else pieces)
         hotseat = request.get("hotseat", False)
         if not isinstance(hotseat, bool):
             raise TabulaError("hotseat must be true or false")
-        side = request.get("side", game.sides[0])
-        if side not in game.sides:
-            raise TabulaError(f"side for {name} is {game.sides[0]} or {game.sides[1]}, "
-                               f"not {side!r}")
         seed = request.get("seed")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                  or not 0 <= seed <= MAX_SEED):
@@ -85,10 +77,8 @@ class Games:
         table = self.table if self.table is not None and (
             self.table.game.name, self.table.game.pieces) == (game.name, game.pieces) else None
         model_path, model = self.model(game)
-        computer = None if hotseat else computer_player(game, level, table, model_path)
-        humans = {0, 1} if hotseat else {game.sides.index(side)}
-        session = Session(game, humans, computer, make_judge(table, model), seed)
-        session.level = None if hotseat else level
+        session = start_session(game, request.get("level", "journeyman"),
+                                request.get("side"), hotseat, seed, table, model_path, model)
         session.lock = threading.Lock()
         key = secrets.token_hex(8)
         with self.lock:
@@ -136,7 +126,7 @@ def create_app(table=None, models=None) -> Starlette:
     async def list_games(request):
         return JSONResponse({"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).sides, "max_pieces": m.MAX_PIECES,
-             "default_pieces": (shipped_pieces(name) or [m.DEFAULT_PIECES])[-1],
+             "default_pieces": playable_pieces(name),
              "shipped_pieces": shipped_pieces(name),
              "table_pieces": (table.game.pieces if table is not None
                               and table.game.name == name else None)}

@@ -1,7 +1,7 @@
 """tabula play: play in the terminal against the computer or a friend."""
 from games import GAMES, get_game
 
-from .common import UsageError, add_game_arguments, game_from_args, open_table, seed
+from .common import add_game_arguments, game_from_args, open_table, seed
 
 
 def add_parser(sub):
@@ -36,30 +36,21 @@ def run(args):
     if args.rules:
         print(game.rules_text())
         return 0
-    session, level = build_session(args, game)
-    play_game(session, Console(), level)
+    play_game(build_session(args, game), Console())
     return 0
 
 
 def build_session(args, game):
     """The session of `tabula play`: the seats, the computer's player, the judge."""
     from export.model_file import OnnxValueModel
-    from tabula.session import Session, computer_player, make_judge, shipped_model, \
-        shipped_pieces
+    from tabula.session import playable_pieces, shipped_model, start_session
     if args.pieces is None and not args.model and not args.table:
-        shipped = shipped_pieces(game.name)
-        if shipped and shipped_model(game) is None:   # play the variant the network knows
-            game = get_game(game.name, shipped[-1])
+        game = get_game(game.name, playable_pieces(game.name))
     table = open_table(args) if args.table else None
-    if table is not None and (table.game.name, table.game.pieces) != (game.name, game.pieces):
+    if table is not None:
         game = table.game
-    sides = game.sides
-    side = args.side or sides[0]
-    if side not in sides:
-        raise UsageError(f"--side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
     model_path = args.model or shipped_model(game)
     model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces) if model_path \
         else None
-    computer = None if args.hotseat else computer_player(game, args.level, table, model_path)
-    humans = {0, 1} if args.hotseat else {sides.index(side)}
-    return Session(game, humans, computer, make_judge(table, model), args.seed), args.level
+    return start_session(game, args.level, args.side, args.hotseat, args.seed, table,
+                         model_path, model)
