@@ -59,7 +59,7 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
 def uniform_draws(table, n: int, seed: int) -> np.ndarray:
     """n codes: a non-terminal layer of the table uniformly, then a rank uniformly."""
     g = table.game
-    layers = [p for p in table.layers if p[0] > 0 and p[1] > 0]
+    layers = table.layers   # only layers with both sides in play are solved
     ids = np.array([layer_id(*p) for p in layers], dtype=np.int64)
     sizes = np.array([g.layer_size(*p) for p in layers], dtype=np.int64)
     layer_index, ranks = _draw_ranks(sizes, seed, n)

@@ -129,6 +129,12 @@ class Game:
                      info=int(out_info[i]))
                 for i in range(n)]
 
+    def solved_layers(self, max_total: int | None = None) -> list:
+        """The layers a solve computes: both sides with a piece in play (and at most
+        max_total pieces in play in all, if given)."""
+        return [(a, b) for a, b in self.layers
+                if a > 0 and b > 0 and (max_total is None or a + b <= max_total)]
+
     def total_positions(self) -> int:
         return sum(self.layer_size(a, b) for a, b in self.layers)
 

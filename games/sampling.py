@@ -15,7 +15,7 @@ def uniform_positions(game, n: int, seed: int, layers=None) -> np.ndarray:
     then a position uniformly inside it."""
     rng = np.random.default_rng(seed)
     if layers is None:
-        layers = [(a, b) for a, b in game.layers if a > 0 and b > 0]
+        layers = game.solved_layers()
     ids = np.array([layer_id(a, b) for a, b in layers], dtype=np.int64)
     sizes = np.array([game.layer_size(a, b) for a, b in layers], dtype=np.int64)
     pick = rng.integers(0, len(layers), size=n)

@@ -80,8 +80,7 @@ class SolveProgress(Progress):
 def unit_order(game, max_total=None):
     """Units (L, M) with M the mirror of L, in an order that solves every
     successor layer before it is needed."""
-    pairs = [(a, b) for a, b in game.layers if a > 0 and b > 0 and a >= b
-             and (max_total is None or a + b <= max_total)]
+    pairs = [(a, b) for a, b in game.solved_layers(max_total) if a >= b]
     return [((a, b), (b, a)) for a, b in sorted(pairs, key=lambda p: (p[0] + p[1], p))]
 
 

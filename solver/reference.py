@@ -12,8 +12,7 @@ from games.game import OVER, layer_id, worths
 
 def reference_solve(game, max_total=None, tol=1e-13, max_iterations=1_000_000):
     """Values (float64) of every non-terminal layer: {(a, b): array by rank}."""
-    layers = [(a, b) for a, b in game.layers
-              if a > 0 and b > 0 and (max_total is None or a + b <= max_total)]
+    layers = game.solved_layers(max_total)
     offset, start = {}, 0
     for p in layers:
         offset[layer_id(*p)] = start

@@ -143,8 +143,7 @@ class Table:
             raise TableError(f"{self.path} was solved with rules {self.attrs['rules']!r}, "
                              f"not {game.rules!r}")
         max_total = int(self.attrs.get("max_total", -1))
-        expected = [p for p in game.layers if p[0] > 0 and p[1] > 0
-                    and (max_total < 0 or sum(p) <= max_total)]
+        expected = game.solved_layers(None if max_total < 0 else max_total)
         if sorted(layers) != sorted(expected):
             raise TableError(f"{self.path} holds layers {sorted(layers)} but {game.name} with "
                              f"pieces={game.pieces} has {sorted(expected)}")
