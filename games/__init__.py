@@ -5,8 +5,8 @@ A game module offers NAME, DEFAULT_PIECES, MAX_PIECES and make(pieces) -> Game
 registered here, and a test registers a toy game the same way.
 """
 from . import numba_cache  # noqa: F401 - before any cache index is read
-from . import senet, ur
-from .game import Game, PositionError
+from . import bearoff, senet, ur
+from .game import Game, PositionError, Race
 
 GAMES = {}
 
@@ -37,5 +37,6 @@ def pieces_help() -> str:
 
 register(ur)
 register(senet)
+register(bearoff)
 
-__all__ = ["GAMES", "Game", "PositionError", "get_game", "pieces_help", "register"]
+__all__ = ["GAMES", "Game", "PositionError", "Race", "get_game", "pieces_help", "register"]

@@ -79,6 +79,23 @@ def layer_pair(layer: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class Race:
+    """What a game whose two sides never meet (a pure race, such as a bear-off) also
+    offers: each side moves on its own, so a position is a pair of sides, code =
+    mover's side | opponent's side << side_bits, and a throw's moves are those of the
+    mover's side alone. solver/two_sided.py solves such games in one pass over the
+    pips to go, with outcomes worth more than one point and the doubling cube."""
+    side_bits: int
+    side_moves: Callable      # (side, throw, out_sides) -> n distinct sides after the throw
+    side_index: Callable      # side -> dense index, fewer pieces first (0: no piece left)
+    side_of_index: Callable   # its inverse
+    n_sides: Callable         # pieces -> number of sides with 0..pieces pieces left
+    side_pips: Callable       # side -> pips to go (every move lowers it)
+    side_checkers: Callable   # side -> pieces left
+    gammon_checkers: int      # a loser with this many pieces left loses double
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     rules: str
@@ -109,6 +126,8 @@ class Game:
     events: Callable             # (code, move) -> what the move does, in words
     code_layout: str             # the packed code's bits, for people and manifests
     rules_file: Path             # the rules for people (Markdown)
+    max_off: int = 1             # the most pieces one move bears off
+    race: "Race | None" = None   # for games whose sides never meet (solver/two_sided.py)
 
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)

@@ -353,7 +353,8 @@ def _lower_values(game, L, M, checkpoint):
     lower_offset = np.full(N_LAYER_IDS, -1, dtype=np.int64)
     parts, start = [], 0
     for a, b in {L, M}:
-        for target in ((a - 1, b), (b, a - 1)):
+        for target in [t for off in range(1, game.max_off + 1)
+                       for t in ((a - off, b), (b, a - off))]:
             if min(target) > 0 and lower_offset[layer_id(*target)] < 0:
                 lower_offset[layer_id(*target)] = start
                 parts.append(checkpoint.load(target))

@@ -14,6 +14,7 @@ from eval.search import decision_form
 from export.model_file import OnnxValueModel
 from games import get_game
 from solver.bellman import table_move_worths
+from solver.race_table import RaceTable
 from solver.table import Table
 
 __all__ = ["game", "open_table", "value", "moves", "open_model", "player", "regret",
@@ -48,13 +49,19 @@ def moves(source, position, throw: int) -> list[dict]:
     """The legal moves of `position` for `throw`, as `tabula moves --json` prints them:
     from, to, the resulting position (JSON, seen by whoever throws next), again,
     over; with a table as `source` (else a game), each move's exact value too: the
-    mover's winning chance after it."""
-    table = source if isinstance(source, Table) else None
+    mover's winning chance after it (for a race table, its equities: cubeless and for
+    each cube state, as tabula value prints them for the mover after the move)."""
+    table = source if isinstance(source, (Table, RaceTable)) else None
     game = table.game if table is not None else source
-    found = game.legal_moves(_code(game, position), throw)
+    code = _code(game, position)
+    found = game.legal_moves(code, throw)
     answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
                "again": m["again"], "over": m["over"]} for m in found]
-    if table is not None and found:
+    if isinstance(table, RaceTable):    # a race: each move's equities, cube states apart
+        loser = game.race.side_checkers(code >> game.race.side_bits)
+        for move, m in zip(answer, found):
+            move["equity"] = table.after_move(m["position"], m["over"], loser)
+    elif table is not None and found:
         for move, worth in zip(answer, table_move_worths(
                 table, [m["position"] for m in found], [m["info"] for m in found])):
             move["value"] = float(worth)

@@ -44,8 +44,8 @@ def load_json(text: str, what: str):
 
 def add_game_arguments(parser):
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
-    parser.add_argument("--pieces", type=int, default=None,
-                        help=f"pieces a side ({pieces_help()})")
+    parser.add_argument("--pieces", "--checkers", type=int, default=None, dest="pieces",
+                        help=f"pieces (checkers) a side ({pieces_help()})")
 
 
 def game_from_args(args):
@@ -101,9 +101,12 @@ def open_table(args):
     """The table of --table, checked against GAME and --pieces; None without --table."""
     if not getattr(args, "table", None):
         return None
+    from solver.race_table import RaceTable
     from solver.table import Table
     if args.game not in GAMES:
         get_game(args.game)  # raises the unknown-game message
+    if get_game(args.game).race is not None:   # a race whose sides never meet
+        return RaceTable(args.table, game=args.game, pieces=args.pieces)
     return Table(args.table, game=args.game, pieces=args.pieces)
 
 

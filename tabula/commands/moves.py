@@ -19,7 +19,11 @@ def add_parser(sub):
                     "won the game.")
     add_game_arguments(p)
     p.add_argument("--position", help="position as JSON, or 'start'")
-    p.add_argument("--throw", type=throw_text, help="the throw (ur 0..4, senet 1..5)")
+    p.add_argument("--throw", type=throw_text,
+                   help="the throw (ur 0..4, senet 1..5, bearoff two dice as one number, "
+                        "the higher first: 61)")
+    p.add_argument("--dice", type=int, nargs=2, metavar=("D1", "D2"),
+                   help="two dice (bearoff), the same as --throw with both digits")
     p.add_argument("--input", metavar="FILE.jsonl",
                    help='many queries, one {"position": ..., "throw": ...} per line; '
                         "answers one JSON line each")
@@ -46,6 +50,8 @@ def describe(game, code, throw, answer):
                                          (m["again"], "throws again")) if flag]
         source, target = game.square_label(m["from"]), game.square_label(m["to"])
         value = f"  value {m['value']:.6f}" if "value" in m else ""
+        if "equity" in m:
+            value = f"  equity {m['equity']['cubeless']:+.6f} (cubeless)"
         lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14}{value} "
                      f"then {json.dumps(m['position'])}")
     return "\n".join(lines)
@@ -54,6 +60,12 @@ def describe(game, code, throw, answer):
 def run(args):
     table = open_table(args)
     game = table.game if table else game_from_args(args)
+    if args.dice is not None:
+        if args.throw is not None:
+            raise UsageError("give --throw or --dice, not both")
+        if not all(1 <= d <= 6 for d in args.dice):
+            raise UsageError("each die shows 1..6")
+        args.throw = 10 * max(args.dice) + min(args.dice)
     if args.input:
         if args.position is not None or args.throw is not None:
             raise UsageError("give either --input or --position with --throw, not both")

@@ -25,6 +25,9 @@ def add_parser(sub):
                    help="threads for the compiled kernels (default: all cores)")
     p.add_argument("--max-total", type=int, default=None, metavar="K",
                    help="solve only layers with at most K pieces in play in total")
+    p.add_argument("--one-sided", action="store_true",
+                   help="race games (bearoff): only the one-sided table, the distribution "
+                        "of the throws each side needs to bear off (up to 15 checkers)")
     p.add_argument("--force", action="store_true", help="overwrite an existing table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -36,15 +39,15 @@ def run(args):
     game = game_from_args(args)
     out = Path(args.out)
     check_output(out, args.force)
+    if game.race is not None:
+        return _solve_race(game, out, args)
+    if args.one_sided:
+        raise UsageError(f"--one-sided is for race games; {game.name} is not one")
     if args.max_total is not None and not 2 <= args.max_total <= 2 * game.pieces:
         raise UsageError(f"--max-total must lie between 2 and {2 * game.pieces} (pieces in "
                          "play of both sides together)")
     SolveSettings.check({"tol": args.tol}, "--")
-    if args.threads is not None:
-        import numba
-        if not 1 <= args.threads <= numba.config.NUMBA_NUM_THREADS:
-            raise UsageError(f"--threads must lie between 1 and "
-                             f"{numba.config.NUMBA_NUM_THREADS} (this machine's cores)")
+    _check_threads(args.threads)
     try:
         summary = solve(game, out, tol=args.tol, threads=args.threads,
                         max_total=args.max_total, quiet=args.quiet)
@@ -64,5 +67,38 @@ def run(args):
               f"{summary['max_residual']:.1e}")
         if start is not None:
             print(f"first player's winning chance from the start: {start:.10f}")
+        print(f"table: {out}")
+    return 0
+
+
+def _check_threads(threads):
+    if threads is not None:
+        import numba
+        if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
+            raise UsageError(f"--threads must lie between 1 and "
+                             f"{numba.config.NUMBA_NUM_THREADS} (this machine's cores)")
+
+
+def _solve_race(game, out, args):
+    """A race whose sides never meet: one pass, with gammons and the doubling cube."""
+    from solver.race_table import solve_race
+    if args.max_total is not None:
+        raise UsageError(f"--max-total is not for {game.name}: its table is solved whole")
+    _check_threads(args.threads)
+    try:
+        summary = solve_race(game, out, threads=args.threads, one_sided=args.one_sided,
+                             quiet=args.quiet)
+    except KeyboardInterrupt:
+        print("\ntabula solve: interrupted; nothing written (a race table is solved in "
+              "one pass)", file=sys.stderr)
+        return 130
+    if args.json:
+        print(json.dumps(summary))
+    else:
+        what = ("one-sided table" if args.one_sided else
+                f"{summary['positions']:,} positions")
+        print(f"solved {game.name} ({game.pieces} checkers): {what}, {summary['sides']:,} "
+              f"sides, {summary['wall_seconds']:.1f} s, peak memory "
+              f"{summary['peak_memory_bytes'] / 2**30:.2f} GiB")
         print(f"table: {out}")
     return 0

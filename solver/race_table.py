@@ -1,0 +1,159 @@
+"""Tables of race games whose sides never meet (solver/two_sided.py), in HDF5.
+
+File layout:
+  attrs   the common fields (infra/manifest.py), values (JSON list of the names below),
+          solve_seconds
+  values/NAME   float32 [mover's side index, opponent's side index] (games.game.Race
+                side_index), NAME in win, win_gammon, lose_gammon (gammons only with
+                15 checkers), centered, owned, unavailable; attrs: crc32
+  rolls         float64 [side index, r]: the chance that the side needs exactly r
+                throws to bear off (solver/one_sided.py); attrs: crc32
+A table of --one-sided holds `rolls` only.
+"""
+import json
+import zlib
+from pathlib import Path
+
+import h5py
+import numpy as np
+
+from games import PositionError, get_game
+from infra.errors import TabulaError
+from infra.h5files import open_checked
+from infra.manifest import stamp
+
+from .two_sided import CUBEFUL, cube_equity
+
+FORMAT = "tabula-race-table"
+FORMAT_VERSION = 1
+
+
+class RaceTableError(PositionError):
+    """A race table that is missing, unreadable, damaged or made for another game."""
+
+
+def crc32(values) -> int:
+    return zlib.crc32(np.ascontiguousarray(values))
+
+
+def write_race_table(path, game, values: dict, rolls, attrs: dict):
+    """Write `values` ({name: float32 square array}) and `rolls` to `path`."""
+    meta = stamp(FORMAT, FORMAT_VERSION, game)
+    with h5py.File(path, "w") as f:
+        f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
+                        "values": json.dumps(list(values)), **attrs})
+        for name, array in values.items():
+            f.create_dataset(f"values/{name}", data=array).attrs["crc32"] = crc32(array)
+        f.create_dataset("rolls", data=rolls).attrs["crc32"] = crc32(rolls)
+
+
+class RaceTable:
+    """A solved race table, read into memory and checked."""
+
+    def __init__(self, path, game: str | None = None, pieces: int | None = None):
+        self.path = Path(path)
+        with open_checked(self.path, FORMAT, RaceTableError, "table file",
+                          "a tabula race table") as (f, self.attrs):
+            try:
+                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+                names = json.loads(self.attrs["values"])
+            except (KeyError, ValueError, TypeError, TabulaError) as err:
+                raise RaceTableError(f"{self.path} has broken attributes ({err})") from None
+            if game is not None and game != self.game.name:
+                raise RaceTableError(f"{self.path} is a table of {self.game.name}, not of {game}")
+            if pieces is not None and pieces != self.game.pieces:
+                raise RaceTableError(f"{self.path} was solved with {self.game.pieces} checkers, "
+                                     f"not {pieces}")
+            self.values = {name: self._read(f, f"values/{name}") for name in names}
+            self.rolls = self._read(f, "rolls")
+        n = self.game.race.n_sides(self.game.pieces)
+        if any(v.shape != (n, n) for v in self.values.values()):
+            raise RaceTableError(f"{self.path}: values are not {n} x {n} (the sides of "
+                                 f"{self.game.pieces} checkers)")
+
+    def _read(self, f, name):
+        ds = f.get(name)
+        if ds is None:
+            raise RaceTableError(f"{self.path} lacks {name}")
+        array = ds[()]
+        if crc32(array) != ds.attrs.get("crc32"):
+            raise RaceTableError(f"{self.path}: {name} is not what was written (checksum "
+                                 "differs): the file is damaged, solve again")
+        return array
+
+    def _check_two_sided(self):
+        if not self.values:
+            raise RaceTableError(f"{self.path} is a one-sided table (--one-sided): it holds "
+                                 "no two-sided values")
+
+    def _at(self, code: int):
+        race = self.game.race
+        code = int(code)
+        return (race.side_index(code & ((1 << race.side_bits) - 1)),
+                race.side_index(code >> race.side_bits))
+
+    def no_double(self, code: int) -> dict:
+        """The cubeful equities of the player on roll who does not double now."""
+        i, j = self._at(code)
+        return {name: float(self.values[name][i, j]) for name in CUBEFUL}
+
+    def answer(self, code: int) -> dict:
+        """Everything the table says of a position, as `tabula value --json` prints it."""
+        self._check_two_sided()
+        i, j = self._at(code)
+        win = float(self.values["win"][i, j])
+        gammons = [float(self.values[n][i, j]) if n in self.values else 0.0
+                   for n in ("win_gammon", "lose_gammon")]
+        nd = self.no_double(code)
+        take = 2 * nd["unavailable"]   # the doubler's equity if the opponent takes
+        if take >= nd["centered"] and nd["centered"] <= 1.0:   # gnubg: double on equality
+            cube = "double, pass" if take >= 1.0 else "double, take"
+        else:                          # not good enough, or too good (playing for a gammon)
+            cube = "no double"
+        return {"win": win, "win_gammon": gammons[0], "lose_gammon": gammons[1],
+                "equity": {"cubeless": 2 * win - 1 + gammons[0] - gammons[1],
+                           "centered": cube_equity(nd["centered"], nd["unavailable"]),
+                           "owned": cube_equity(nd["owned"], nd["unavailable"]),
+                           "unavailable": nd["unavailable"]},
+                "equity_no_double": nd, "cube": cube}
+
+    def after_move(self, next_code: int, over: bool, loser_checkers: int) -> dict:
+        """The mover's equities after a move to `next_code` (seen by the opponent, on
+        roll next): cubeless and with the cube as it stands for the mover."""
+        if over:
+            points = 2.0 if loser_checkers == self.game.race.gammon_checkers else 1.0
+            return {"cubeless": points, "centered": points, "owned": points,
+                    "unavailable": points}
+        theirs = self.answer(next_code)
+        their = theirs["equity"]
+        return {"cubeless": -their["cubeless"], "centered": -their["centered"],
+                "owned": -their["unavailable"], "unavailable": -their["owned"]}
+
+
+def solve_race(game, out, threads=None, one_sided=False, quiet=False) -> dict:
+    """Solve a race game into the table `out` (written as OUT.partial, then renamed):
+    the two-sided values (unless one_sided) and the one-sided distributions."""
+    import os
+    import time
+
+    import numba
+
+    from infra.provenance import peak_memory_bytes
+
+    from .one_sided import throws_to_bear_off
+    from .two_sided import solve_two_sided
+
+    if threads is not None:
+        numba.set_num_threads(threads)
+    started = time.time()
+    values = {} if one_sided else solve_two_sided(game, quiet=quiet)
+    rolls = throws_to_bear_off(game)
+    seconds = time.time() - started
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial")
+    write_race_table(partial, game, values, rolls, {"solve_seconds": seconds})
+    os.replace(partial, out)
+    n = game.race.n_sides(game.pieces)
+    return {"game": game.name, "pieces": game.pieces, "sides": n,
+            "positions": (n - 1) ** 2 if values else 0, "wall_seconds": seconds,
+            "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}
