@@ -5,7 +5,8 @@ File layout:
           table_file, settings (JSON), counts (JSON), sources (JSON), data_sha256
           (of every split's codes, values and source, in split order)
   train/ val/ test/   codes int64, values float32 (the mover's exact winning
-          chance), source uint8 (index into SOURCES: met in self-play, drawn
+          chance; from race tables (n, k), the columns the attribute value_names
+          names: solver/values.py), source uint8 (index into SOURCES: met in self-play, drawn
           uniformly, or reached by a move self-play did not choose); each shuffled
           and chunked, so that
           training reads contiguous slices.
@@ -53,9 +54,9 @@ def write_data(path, splits: dict, attrs: dict):
             for key, dtype in (("codes", np.int64), ("values", np.float32),
                                ("source", np.uint8)):
                 data = np.asarray(splits[name][key], dtype=dtype)
-                ds = group.create_dataset(key, data=data,
-                                          chunks=(max(1, min(len(data), CHUNK)),),
-                                          maxshape=(None,), track_times=False)
+                rows = (max(1, min(len(data), CHUNK)),)
+                ds = group.create_dataset(key, data=data, chunks=rows + data.shape[1:],
+                                          maxshape=(None,) + data.shape[1:], track_times=False)
                 ds.attrs["crc32"] = zlib.crc32(np.ascontiguousarray(data))
 
 

@@ -17,7 +17,10 @@ from games.rng import cumulative, stream_key, uniform
 from infra.progress import Progress
 from infra.manifest import stamp
 
+from solver.values import value_names
+
 from .datafile import FORMAT, FORMAT_VERSION, SOURCES, SPLITS, data_sha256, write_data
+from .race_selfplay import play_race_games
 from .selfplay import play_games
 
 GAMES_PER_CHUNK = 4096
@@ -39,10 +42,18 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
         n = min(GAMES_PER_CHUNK, games - first)
         while True:
             out = np.empty(n * capacity, dtype=np.int64)
-            kinds = np.empty(n * capacity, dtype=np.uint8)
-            counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws, cum_probs,
-                                g.max_moves, table.flat, table.offsets, np.int64(g.start),
-                                seed, first, explore, alternatives, capacity, out, kinds)
+            kinds = np.zeros(n * capacity, dtype=np.uint8)
+            if g.race is not None:   # random starts; no alternatives recorded
+                r = g.race
+                counts = play_race_games(
+                    r.side_moves, r.side_index, r.side_of_index, r.side_bits,
+                    r.n_sides(g.pieces - 1), r.n_sides(g.pieces), table.arrays["win"],
+                    g.throws, cum_probs, g.max_moves, seed, first, explore, capacity, out)
+            else:
+                counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws,
+                                    cum_probs, g.max_moves, table.flat, table.offsets,
+                                    np.int64(g.start), seed, first, explore, alternatives,
+                                    capacity, out, kinds)
             if (counts >= 0).all():
                 break
             capacity *= 4   # a game met more positions than fit: replay the chunk
@@ -124,6 +135,7 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
                 "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
     meta = stamp(FORMAT, FORMAT_VERSION, g, created=False)
     attrs = {**meta, "machine": _json(meta["machine"]), "n_features": g.n_features,
+             "value_names": _json(list(value_names(g))),
              "table_sha256": table.attrs["sha256"], "table_file": table.path.name,
              "settings": _json(settings), "counts": _json(counts),
              "sources": _json(list(SOURCES))}

@@ -8,10 +8,26 @@ import numpy as np
 from games import get_game
 from infra.errors import TabulaError
 from infra.manifest import missing_fields, sha256_file
+from solver.values import PROBABILITIES, equity_bound, value_names
 
 
 FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
 OUTPUT_MEANING = "probability that the player about to throw wins"
+RACE_OUTPUT_MEANING = ("for the player about to throw: the cubeless chances (win, and "
+                       "with gammons win_gammon, lose_gammon), then the money equities per "
+                       "unit of cube value when not doubling now with the cube centered, "
+                       "owned, unavailable (docs/rules/bearoff.md)")
+
+
+def output_spec(game) -> dict:
+    """The model's output: its name, shape and meaning (a race table's nets give one
+    column for each value of solver.values)."""
+    names = value_names(game)
+    if len(names) == 1:
+        return {"name": "win_probability", "dtype": "float32", "shape": ["batch"],
+                "description": OUTPUT_MEANING}
+    return {"name": "values", "dtype": "float32", "shape": ["batch", len(names)],
+            "columns": list(names), "description": RACE_OUTPUT_MEANING}
 
 
 class ModelError(TabulaError):
@@ -26,11 +42,18 @@ def model_metadata(game) -> dict:
             "tabula.pieces": str(game.pieces), "tabula.input": "codes: int64 [batch], packed "
             "positions seen by the player about to throw",
             "tabula.code_layout": game.code_layout, "tabula.features": game.features_doc(),
-            "tabula.output": f"win_probability: float32 [batch], {OUTPUT_MEANING}"}
+            "tabula.output": _output_text(output_spec(game))}
+
+
+def _output_text(spec) -> str:
+    shape = ", ".join(str(n) for n in spec["shape"])
+    columns = f" (columns {', '.join(spec['columns'])})" if "columns" in spec else ""
+    return f"{spec['name']}: float32 [{shape}]{columns}, {spec['description']}"
 
 
 class OnnxValueModel:
-    """predict(codes) -> the mover's winning chance (float64), by onnxruntime."""
+    """predict(codes) -> the mover's winning chance (float64), by onnxruntime (for race
+    games, (n, k): each value of solver.values)."""
 
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
                  check_manifest=True, threads: int | None = None):
@@ -91,8 +114,12 @@ class OnnxValueModel:
         sha256 = sha256_file(self.path)
         missing = missing_fields(self.manifest)
         codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])
-        values = self.predict(codes)
-        sane = bool(np.isfinite(values).all() and (values >= 0).all() and (values <= 1).all())
+        values = self.predict(codes).reshape(len(codes), -1)
+        names = value_names(self.game)
+        low = np.array([0.0 if n in PROBABILITIES else -equity_bound(self.game) for n in names])
+        high = np.array([1.0 if n in PROBABILITIES else equity_bound(self.game) for n in names])
+        sane = bool(np.isfinite(values).all() and (values >= low - 1e-6).all()
+                    and (values <= high + 1e-6).all())
         sha_ok = sha256 == self.manifest.get("sha256")
         metadata_ok = self.metadata == model_metadata(self.game)
         return {"model": str(self.path), "sha256_ok": sha_ok, "sha256": sha256,

@@ -21,27 +21,29 @@ from infra.errors import TabulaError
 from games.sampling import uniform_positions
 from infra.manifest import sha256_file, stamp
 
-from .model_file import FORMAT, FORMAT_VERSION, OUTPUT_MEANING, OnnxValueModel, model_metadata
+from .model_file import FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata, output_spec
 from .quantize import mean_inputs, quantize_weights
 
 PARITY_POSITIONS = 20_000
 PARITY_BOUND = 1e-6
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 CALIBRATION_SEED = 54321
-INPUT_NAME, OUTPUT_NAME = "codes", "win_probability"
+INPUT_NAME = "codes"
 
 
 class ExportError(TabulaError):
     """A checkpoint that cannot be exported (missing, or not a tabula value net)."""
 
 
-class Probability(torch.nn.Module):
+class Prediction(torch.nn.Module):
+    """The net's values (ValueNet.predict) as the graph's output."""
+
     def __init__(self, net):
         super().__init__()
         self.net = net
 
     def forward(self, codes):
-        return torch.sigmoid(self.net(codes))
+        return self.net.predict(codes)
 
 
 def load_checkpoint(path):
@@ -62,7 +64,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     checkpoint, out = Path(checkpoint), Path(out)
     net, recorded = load_checkpoint(checkpoint)
     game = net.game
-    model = Probability(net).eval()
+    model = Prediction(net).eval()
     codes = uniform_positions(game, PARITY_POSITIONS, seed=12345)
     with torch.no_grad():
         reference = model(torch.from_numpy(codes)).double().numpy()
@@ -76,7 +78,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter("ignore")
             torch.onnx.export(model, (example,), partial[out], input_names=[INPUT_NAME],
-                              output_names=[OUTPUT_NAME],
+                              output_names=[output_spec(game)["name"]],
                               dynamic_shapes=({0: torch.export.Dim("batch")},),
                               external_data=False)
         _finish_graph(partial[out], game)
@@ -101,8 +103,7 @@ def _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path
                                        "to throw; features are computed inside the graph",
                         "code_layout": game.code_layout,
                         "features": game.features_doc()},
-              "output": {"name": OUTPUT_NAME, "dtype": "float32", "shape": ["batch"],
-                         "description": OUTPUT_MEANING},
+              "output": output_spec(game),
               "checkpoint": str(checkpoint), "checkpoint_sha256": sha256_file(checkpoint),
               "data_file": recorded.get("data_path"),
               "data_sha256": recorded.get("data_sha256"),
@@ -137,7 +138,7 @@ def write_metadata(model, game):
     """Set an ONNX model's doc string and tabula metadata (model_metadata) for `game`."""
     import onnx
     model.doc_string = (f"tabula value network for {game.name} ({game.rules} rules, "
-                        f"{game.pieces} pieces a side): {OUTPUT_MEANING}")
+                        f"{game.pieces} pieces a side): {output_spec(game)['description']}")
     del model.metadata_props[:]
     onnx.helper.set_model_props(model, model_metadata(game))
 

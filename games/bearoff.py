@@ -16,7 +16,7 @@ import numpy as np
 from numba import njit
 
 from .combinatorics import BINOM, colex_rank, colex_unrank
-from .features import concat, field
+from .features import concat, field, one_hot
 from .game import LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError, Race
 from .heuristic import logistic
 
@@ -340,22 +340,26 @@ def events(code: int, move: dict) -> list[str]:
 
 
 def features(codes, pieces: int):
-    """Network input of a batch of codes (torch int64): for each side (mover first) and
-    each point 1..6, whether it holds at least 1, 2 and 3 checkers and its count / 15,
-    then each side's pips to go / 90: 50 inputs."""
+    """Network input of a batch of codes (torch int64): for each side (mover first),
+    for each point 1..6 whether it holds at least 1, 2 and 3 checkers and its count /
+    15, then the side's pips to go / 90 and its checkers left (0..pieces) one-hot:
+    2 * (24 + 1 + pieces + 1) inputs."""
     parts = []
     for first_bit in (0, SIDE_BITS):
-        pips = None
+        pips = left = None
         for p in range(1, POINTS + 1):
             count = field(codes, first_bit + 4 * (p - 1), 4)
             at_least = count.unsqueeze(1) >= codes.new_tensor([1, 2, 3])
             parts += [at_least.float(), count.unsqueeze(1).float() / TOTAL_CHECKERS]
             pips = count * p if pips is None else pips + count * p
-        parts.append(pips.unsqueeze(1).float() / (TOTAL_CHECKERS * POINTS))
+            left = count if left is None else left + count
+        parts += [pips.unsqueeze(1).float() / (TOTAL_CHECKERS * POINTS),
+                  one_hot(left, pieces + 1)]
     return concat(parts)
 
 
-N_FEATURES = 2 * (POINTS * 4 + 1)
+def n_features(pieces: int) -> int:
+    return 2 * (POINTS * 4 + 1 + pieces + 1)
 
 
 def _start(pieces: int) -> int:
@@ -382,7 +386,7 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 start=_start(pieces), moves=moves, mirror=mirror, layer_of=layer_of,
                 rank=rank, unrank=unrank, progress=progress, to_json=to_json,
                 from_json=from_json, features=partial(features, pieces=pieces),
-                n_features=N_FEATURES, heuristic=heuristic, draw=draw, sides=SIDES,
+                n_features=n_features(pieces), heuristic=heuristic, draw=draw, sides=SIDES,
                 square_names=SQUARE_NAMES, layout=_layout(), view=view, cell=cell,
                 events=events, code_layout=__doc__.strip(),
                 rules_file=RULES_DOCS / "bearoff.md", max_off=4, race=RACE)

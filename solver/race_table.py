@@ -2,7 +2,7 @@
 
 File layout:
   attrs   the common fields (infra/manifest.py), values (JSON list of the names below),
-          solve_seconds
+          sha256 (of the values' float32 bytes in that order, then rolls), solve_seconds
   values/NAME   float32 [mover's side index, opponent's side index] (games.game.Race
                 side_index), NAME in win, win_gammon, lose_gammon (gammons only with
                 15 checkers), centered, owned, unavailable; attrs: crc32
@@ -10,19 +10,22 @@ File layout:
                 throws to bear off (solver/one_sided.py); attrs: crc32
 A table of --one-sided holds `rolls` only.
 """
+import hashlib
 import json
 import zlib
 from pathlib import Path
 
 import h5py
 import numpy as np
+from numba import njit, prange
 
 from games import PositionError, get_game
 from infra.errors import TabulaError
 from infra.h5files import open_checked
-from infra.manifest import stamp
+from infra.manifest import missing_fields, stamp
 
 from .two_sided import CUBEFUL, cube_equity
+from .values import value_names
 
 FORMAT = "tabula-race-table"
 FORMAT_VERSION = 1
@@ -36,15 +39,33 @@ def crc32(values) -> int:
     return zlib.crc32(np.ascontiguousarray(values))
 
 
+def arrays_sha256(arrays) -> str:
+    digest = hashlib.sha256()
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
+
+
 def write_race_table(path, game, values: dict, rolls, attrs: dict):
     """Write `values` ({name: float32 square array}) and `rolls` to `path`."""
     meta = stamp(FORMAT, FORMAT_VERSION, game)
     with h5py.File(path, "w") as f:
         f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
-                        "values": json.dumps(list(values)), **attrs})
+                        "values": json.dumps(list(values)),
+                        "sha256": arrays_sha256([*values.values(), rolls]), **attrs})
         for name, array in values.items():
             f.create_dataset(f"values/{name}", data=array).attrs["crc32"] = crc32(array)
         f.create_dataset("rolls", data=rolls).attrs["crc32"] = crc32(rolls)
+
+
+@njit(parallel=True, cache=True)
+def _side_pairs(side_index, side_bits, codes):
+    mask = (1 << side_bits) - 1
+    out = np.empty((2, len(codes)), dtype=np.int64)
+    for n in prange(len(codes)):
+        out[0, n] = side_index(codes[n] & mask)
+        out[1, n] = side_index(codes[n] >> side_bits)
+    return out
 
 
 class RaceTable:
@@ -57,6 +78,7 @@ class RaceTable:
             try:
                 self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
                 names = json.loads(self.attrs["values"])
+                self.attrs["sha256"]
             except (KeyError, ValueError, TypeError, TabulaError) as err:
                 raise RaceTableError(f"{self.path} has broken attributes ({err})") from None
             if game is not None and game != self.game.name:
@@ -64,10 +86,10 @@ class RaceTable:
             if pieces is not None and pieces != self.game.pieces:
                 raise RaceTableError(f"{self.path} was solved with {self.game.pieces} checkers, "
                                      f"not {pieces}")
-            self.values = {name: self._read(f, f"values/{name}") for name in names}
+            self.arrays = {name: self._read(f, f"values/{name}") for name in names}
             self.rolls = self._read(f, "rolls")
         n = self.game.race.n_sides(self.game.pieces)
-        if any(v.shape != (n, n) for v in self.values.values()):
+        if any(v.shape != (n, n) for v in self.arrays.values()):
             raise RaceTableError(f"{self.path}: values are not {n} x {n} (the sides of "
                                  f"{self.game.pieces} checkers)")
 
@@ -81,8 +103,30 @@ class RaceTable:
                                  "differs): the file is damaged, solve again")
         return array
 
+    def verify(self) -> dict:
+        """The values' SHA-256 against the file's (each dataset's CRC-32 was checked on
+        opening) and the schema's fields."""
+        sha256 = arrays_sha256([*self.arrays.values(), self.rolls])
+        missing = missing_fields(self.attrs)
+        ok = sha256 == self.attrs["sha256"]
+        return {"table": str(self.path), "sha256_ok": ok, "sha256": sha256,
+                "missing_fields": missing, "ok": ok and not missing}
+
+    @property
+    def layers(self) -> list:
+        """The layers the table covers (both sides with a checker left)."""
+        return self.game.solved_layers()
+
+    def values(self, codes) -> np.ndarray:
+        """float32 (n, k): the table's values of each code, in value_names order
+        (solver/values.py), as a net learns them."""
+        self._check_two_sided()
+        race = self.game.race
+        i, j = _side_pairs(race.side_index, race.side_bits, np.asarray(codes, dtype=np.int64))
+        return np.stack([self.arrays[name][i, j] for name in value_names(self.game)], axis=1)
+
     def _check_two_sided(self):
-        if not self.values:
+        if not self.arrays:
             raise RaceTableError(f"{self.path} is a one-sided table (--one-sided): it holds "
                                  "no two-sided values")
 
@@ -95,14 +139,14 @@ class RaceTable:
     def no_double(self, code: int) -> dict:
         """The cubeful equities of the player on roll who does not double now."""
         i, j = self._at(code)
-        return {name: float(self.values[name][i, j]) for name in CUBEFUL}
+        return {name: float(self.arrays[name][i, j]) for name in CUBEFUL}
 
     def answer(self, code: int) -> dict:
         """Everything the table says of a position, as `tabula value --json` prints it."""
         self._check_two_sided()
         i, j = self._at(code)
-        win = float(self.values["win"][i, j])
-        gammons = [float(self.values[n][i, j]) if n in self.values else 0.0
+        win = float(self.arrays["win"][i, j])
+        gammons = [float(self.arrays[n][i, j]) if n in self.arrays else 0.0
                    for n in ("win_gammon", "lose_gammon")]
         nd = self.no_double(code)
         take = 2 * nd["unavailable"]   # the doubler's equity if the opponent takes

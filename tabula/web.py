@@ -41,6 +41,12 @@ MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
 MAX_BODY = 10_000     # bytes of a request body
 
 
+
+def web_games() -> list[str]:
+    """The games the web app plays: those without the doubling cube (races with it,
+    bear-offs, are played in the terminal: tabula/cube_play.py)."""
+    return [name for name in GAMES if get_game(name).race is None]
+
 class Games:
     """The games being played, each with its lock (one request at a time per game)."""
 
@@ -65,6 +71,9 @@ class Games:
         name = request.get("game")
         if name not in GAMES:
             raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
+        if name not in web_games():
+            raise TabulaError(f"{name} is played with the doubling cube, which the web app "
+                              f"does not offer yet: play it with tabula play {name}")
         pieces = request.get("pieces")
         game = get_game(name, playable_pieces(name) if pieces is None else pieces)
         hotseat = request.get("hotseat", False)
@@ -130,7 +139,7 @@ def create_app(table=None, models=None) -> Starlette:
              "shipped_pieces": shipped_pieces(name),
              "table_pieces": (table.game.pieces if table is not None
                               and table.game.name == name else None)}
-            for name, m in GAMES.items()]})   # in the order they were registered
+            for name, m in GAMES.items() if name in web_games()]})   # as registered
 
     async def new_game(request):
         key, session = games.new(await body(request))

@@ -59,7 +59,7 @@ def test_last_roll_cube_actions(three):
     passes from p = 3/4 on (a take would cost 2(2p - 1) >= 1)."""
     game, values = three
     table = RaceTable.__new__(RaceTable)       # the answers of an in-memory table
-    table.game, table.values = game, values
+    table.game, table.arrays = game, values
     for index in range(1, game.race.n_sides(3)):
         me = game.race.side_of_index(index)
         p = sum(float(Fraction(1 if a == b else 2, 36)) for a, b in
@@ -219,3 +219,62 @@ def test_a_damaged_race_table_is_refused(tmp_path):
         f["values/win"][1, 1] = 0.5
     with pytest.raises(RaceTableError, match="damaged"):
         RaceTable(out)
+
+
+def test_the_chain_with_the_cube(tmp_path, capsys):
+    """solve -> datagen -> train -> export -> eval regret, on 3 checkers: the net learns
+    every value of the table, is exported with them, and is scored with the cube; the
+    table's own player gives away nothing."""
+    from eval.cube_regret import cube_player, cube_regret
+    from tabula.cli import main
+    table, data, model = tmp_path / "t.h5", tmp_path / "d.h5", tmp_path / "m.onnx"
+    assert main(["solve", "bearoff", "--checkers", "3", "--out", str(table), "--quiet"]) == 0
+    assert main(["datagen", "bearoff", "--checkers", "3", "--table", str(table), "--out",
+                 str(data), "--games", "10", "--alternatives", "--quiet"]) == 2
+    assert "--alternatives is not available" in capsys.readouterr().err
+    assert main(["datagen", "bearoff", "--checkers", "3", "--table", str(table), "--out",
+                 str(data), "--games", "3000", "--uniform", "10000", "--quiet"]) == 0
+    assert main(["train", "fit", "--model.game", "bearoff", "--model.pieces", "3",
+                 "--model.hidden", "[32]", "--data.path", str(data), "--data.batch_size",
+                 "1024", "--trainer.max_epochs", "4", "--trainer.default_root_dir",
+                 str(tmp_path / "run"), "--trainer.enable_progress_bar", "false"]) == 0
+    checkpoint = tmp_path / "run" / "version_0" / "checkpoints" / "best.ckpt"
+    assert main(["export", str(checkpoint), "--out", str(model)]) == 0
+    manifest = json.loads(model.with_suffix(".json").read_text())
+    assert manifest["output"]["columns"] == ["win", "centered", "owned", "unavailable"]
+    assert main(["verify", str(model)]) == 0
+    capsys.readouterr()
+    race_table = RaceTable(table)
+    perfect = cube_regret(race_table.game, race_table, cube_player("perfect", race_table),
+                          300, seed=1, quiet=True)
+    assert perfect["loss_per_game_points"] == 0 and perfect["cube_decisions"] > 300
+    assert main(["eval", "regret", "bearoff", "--checkers", "3", "--table", str(table),
+                 "--player", f"net:{model}", "--games", "300", "--json", "--quiet"]) == 0
+    net = json.loads(capsys.readouterr().out)
+    assert net["loss_per_game_points"] >= 0 and net["checker_decisions"] > 0
+    assert net["loss_per_game_points"] == pytest.approx(
+        net["checker_loss_per_game_points"] + net["cube_loss_per_game_points"])
+
+
+def test_play_with_the_cube_in_the_terminal(tmp_path):
+    """A scripted game against the table's perfect play: the cube is offered, the hints
+    name the equities, a double is answered and the game ends with points."""
+    import io
+    from eval.cube_regret import table_player
+    from tabula.cube_play import play_cube_game
+    from tabula.play import Console
+    out = tmp_path / "t.h5"
+    solve_race(get_game("bearoff", 3), out, quiet=True)
+    table = RaceTable(out)
+    perfect = table_player(table)
+    script = io.StringIO("?\nd\n" + "r\n1\n" * 20)
+    shown = io.StringIO()
+    result = play_cube_game(table.game, perfect, perfect, Console(script, shown), seed=5)
+    text = shown.getvalue()
+    assert "not doubling:" in text and "you double; the computer" in text
+    assert result is not None and result[1] in (1, 2, 4, 8)
+
+
+def test_the_web_app_leaves_cube_games_to_the_terminal():
+    from tabula.web import web_games
+    assert "bearoff" not in web_games() and "ur" in web_games()

@@ -26,5 +26,13 @@ def test_error(model, data_file) -> dict:
     codes = data_file.read("test", "codes")
     values = data_file.read("test", "values").astype(np.float64)
     unseen = ~np.isin(codes, data_file.read("train", "codes"))
-    points = 100 * np.abs(predict(model, codes) - values)
-    return {"test": _errors(points), "unseen_in_training": _errors(points[unseen])}
+    error = np.abs(predict(model, codes) - values)
+    if error.ndim == 1:
+        points = 100 * error
+        return {"test": _errors(points), "unseen_in_training": _errors(points[unseen])}
+    points = 100 * error[:, 0]     # race tables: the winning chance, then each equity
+    answer = {"test": _errors(points), "unseen_in_training": _errors(points[unseen])}
+    for k, name in enumerate(model.names[1:], 1):
+        answer[f"{name}_equity"] = {"mean": float(error[:, k].mean()),
+                                    "max": float(error[:, k].max())}
+    return answer

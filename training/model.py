@@ -1,5 +1,6 @@
 """The value network: the game's features of packed position codes, then an MLP
-giving the logit of the mover's winning chance."""
+giving the logit of the mover's winning chance (for race tables, one logit for each
+value the table gives: solver/values.py)."""
 import lightning as L
 import torch
 from torch import nn
@@ -7,6 +8,7 @@ from torch import nn
 from games import get_game
 from infra.errors import TabulaError
 from games.game import AGAIN, OVER
+from solver.values import PROBABILITIES, equity_bound, value_names
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
 LOSSES = ("bce", "mse")
@@ -106,7 +108,13 @@ class ValueNet(L.LightningModule):
         layers = []
         for a, b in zip(widths, widths[1:]):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
-        self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], 1))
+        self.names = value_names(self.game)
+        self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], len(self.names)))
+        # each output is a logit of a value mapped to [0, 1]: equities e in [-b, b]
+        # as (e / b + 1) / 2, probabilities as they are
+        bound = equity_bound(self.game)
+        self.unit_scale = [1.0 if n in PROBABILITIES else 0.5 / bound for n in self.names]
+        self.unit_shift = [0.0 if n in PROBABILITIES else 0.5 for n in self.names]
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
             state = read_checkpoint(init_from)["state_dict"]
@@ -132,26 +140,40 @@ class ValueNet(L.LightningModule):
         return net, raw
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
-        """Logits of the mover's winning chance, shape (n,)."""
+        """Logits of the mover's winning chance, shape (n,); with several values, of
+        each value mapped to [0, 1], shape (n, k)."""
         x = self.game.features(codes)
         if not (self.training and self.bf16):
-            return self.mlp(x).squeeze(1)
+            return self._shaped(self.mlp(x))
         n = len(x)
         x = nn.functional.pad(x, (0, 0, 0, -n % BF16_ROWS))
         with torch.autocast(x.device.type, dtype=torch.bfloat16):
             hidden = self.mlp[:-1](x)
-        return self.mlp[-1](hidden.float())[:n].squeeze(1)
+        return self._shaped(self.mlp[-1](hidden.float())[:n])
+
+    def _shaped(self, out):
+        return out.squeeze(1) if len(self.names) == 1 else out
+
+    def _to_unit(self, values):
+        if len(self.names) == 1:
+            return values
+        return values * values.new_tensor(self.unit_scale) + values.new_tensor(self.unit_shift)
 
     def on_train_epoch_start(self):
         self.bf16 = self.current_epoch < self.hparams.bf16_epochs
 
     def predict(self, codes: torch.Tensor) -> torch.Tensor:
-        return torch.sigmoid(self(codes))
+        """The mover's winning chance (n,), or each value of solver.values (n, k)."""
+        unit = torch.sigmoid(self(codes))
+        if len(self.names) == 1:
+            return unit
+        return (unit - unit.new_tensor(self.unit_shift)) / unit.new_tensor(self.unit_scale)
 
     def parameter_count(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
     def _loss(self, logits, values):
+        values = self._to_unit(values)
         if self.hparams.loss == "bce":
             return nn.functional.binary_cross_entropy_with_logits(logits, values)
         return nn.functional.mse_loss(torch.sigmoid(logits), values)
@@ -218,8 +240,12 @@ class ValueNet(L.LightningModule):
         codes, values = batch["codes"], batch["values"]
         logits = self(codes)
         self.log(f"{split}_loss", self._loss(logits, values), prog_bar=True)
-        self.log(f"{split}_mae_points", 100 * (torch.sigmoid(logits) - values).abs().mean(),
+        win, wanted = (logits, values) if len(self.names) == 1 else (logits[:, 0], values[:, 0])
+        self.log(f"{split}_mae_points", 100 * (torch.sigmoid(win) - wanted).abs().mean(),
                  prog_bar=True)
+        if len(self.names) > 1:
+            self.log(f"{split}_mae_equity", (self.predict(codes) - values)[:, 1:].abs().mean(),
+                     prog_bar=True)
 
     def on_save_checkpoint(self, checkpoint):
         """Record where the training data came from, for export manifests."""

@@ -76,6 +76,8 @@ def run_regret(args):
     from eval.players import make_player
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
+    if game.race is not None:
+        return _race_regret(args, game, table)
     result = regret(game, table, make_player(args.player, game, table), args.games, args.seed,
                     quiet=args.quiet).summary
     if args.json:
@@ -88,6 +90,23 @@ def run_regret(args):
           f"{result['loss_per_game_points']:.3f} points (95%: {low:.3f} .. {high:.3f}); "
           f"worst {result['worst_loss_points']:.2f} points; won "
           f"{result['win_rate_vs_perfect']:.1%} against perfect play")
+    return 0
+
+
+def _race_regret(args, game, table):
+    """Races with the doubling cube: checker play and cube decisions scored apart."""
+    from eval.cube_regret import cube_player, cube_regret
+    result = cube_regret(game, table, cube_player(args.player, table), args.games, args.seed,
+                         quiet=args.quiet)
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    print(f"{result['player']}: {result['games']:,} games from random starts, cube centred; "
+          f"loss per game {result['loss_per_game_points']:.4f} points: checker play "
+          f"{result['checker_loss_per_game_points']:.4f} ({result['checker_decisions']:,} "
+          f"decisions, error rate {result['checker_error_rate']:.2%}), cube "
+          f"{result['cube_loss_per_game_points']:.4f} ({result['cube_decisions']:,} decisions, "
+          f"error rate {result['cube_error_rate']:.2%}); worst {result['worst_loss_points']:.3f}")
     return 0
 
 

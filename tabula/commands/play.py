@@ -36,7 +36,39 @@ def run(args):
     if args.rules:
         print(game.rules_text())
         return 0
+    if game.race is not None:
+        return _play_with_the_cube(args, game)
     play_game(build_session(args, game), Console())
+    return 0
+
+
+def _play_with_the_cube(args, game):
+    """Races with the doubling cube (bear-offs): a money game (tabula/cube_play.py)."""
+    from eval.cube_regret import net_player, table_player
+    from export.model_file import OnnxValueModel
+    from infra.errors import TabulaError
+    from tabula.cube_play import play_cube_game
+    from tabula.play import Console
+    from tabula.session import playable_pieces, shipped_model
+    if args.hotseat:
+        raise TabulaError(f"{game.name} is played against the computer only (no --hotseat)")
+    if args.pieces is None and not args.model and not args.table:
+        game = get_game(game.name, playable_pieces(game.name))
+    table = open_table(args) if args.table else None
+    game = table.game if table is not None else game
+    judge = table_player(table) if table is not None else None
+    if args.level == "master" and judge is not None:
+        computer = judge
+    else:
+        model_path = args.model or shipped_model(game)
+        if model_path is None:
+            raise TabulaError(f"no network plays {game.name} with {game.pieces} checkers: "
+                              "give --model FILE.onnx, or --table with --level master")
+        computer = net_player(OnnxValueModel(model_path, game=game.name, pieces=game.pieces))
+    side = args.side or game.sides[0]
+    if side not in game.sides:
+        raise TabulaError(f"side for {game.name} is {game.sides[0]} or {game.sides[1]}")
+    play_cube_game(game, computer, judge, Console(), game.sides.index(side), args.seed)
     return 0
 
 

@@ -33,7 +33,7 @@ def add_parser(sub):
 
 
 def kind_of(path: Path) -> tuple[str, Path]:
-    """('table' | 'data' | 'model' | 'report', the path to check)."""
+    """('table' | 'race table' | 'data' | 'model' | 'report', the path to check)."""
     if path.is_dir():
         return "report", path
     if not path.is_file():
@@ -55,7 +55,7 @@ def kind_of(path: Path) -> tuple[str, Path]:
             file_format = f.attrs.get("format")
     except OSError:
         raise TabulaError(f"{path} is not a tabula file (not HDF5, ONNX or JSON)") from None
-    kinds = {"tabula-table": "table", "tabula-data": "data"}
+    kinds = {"tabula-table": "table", "tabula-race-table": "race table", "tabula-data": "data"}
     if file_format not in kinds:
         raise TabulaError(f"{path} is HDF5 but neither a tabula table nor a data set")
     return kinds[file_format], path
@@ -82,8 +82,11 @@ def _link(checks, what, expected, path, read_sha, given):
 
 
 def _table_sha(path):
+    from solver.race_table import FORMAT, RaceTable
     from solver.table import Table
-    return Table(path).attrs["sha256"]
+    with h5py.File(path, "r") as f:
+        race = f.attrs.get("format") == FORMAT
+    return (RaceTable if race else Table)(path).attrs["sha256"]
 
 
 def _data(path):
@@ -119,6 +122,9 @@ def _check_kind(kind, path, args, checks, own):
     if kind == "table":
         from solver.verify import verify_table
         own(verify_table(path, sample=args.sample), "table: checksum, residuals, schema")
+    elif kind == "race table":
+        from solver.race_table import RaceTable
+        own(RaceTable(path).verify(), "race table: checksums, schema")
     elif kind == "data":
         data = _data(path)
         own(data.verify(), "data: checksums of the splits, schema")

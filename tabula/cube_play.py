@@ -1,0 +1,160 @@
+"""`tabula play` for races with the doubling cube (bear-offs): a money game in the
+terminal against the computer, the cube offered to the person before each of their
+rolls and answered by the computer, with the table's equities as hints when a table
+is given. The computer plays eval/cube_regret.py's CubePlayer: the table's perfect
+play, or a network's values."""
+import numpy as np
+
+from eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
+                              random_start)
+from games.game import OVER
+
+from .play import Console
+
+
+class CubeGame:
+    """One money game from a random start; seat 0 rolls first."""
+
+    def __init__(self, game, seed=None):
+        self.game, self.rng = game, np.random.default_rng(seed)
+        self.code = random_start(game, self.rng)
+        self.cube, self.owner, self.seat = 1, None, 0
+        self.result = None           # (winning seat, points) when over
+
+    def state(self) -> str:
+        if self.owner is None:
+            return CENTERED
+        return OWNED if self.owner == self.seat else UNAVAILABLE
+
+    def cube_text(self) -> str:
+        sides = self.game.sides
+        where = "centred" if self.owner is None else f"owned by {sides[self.owner]}"
+        return f"cube at {self.cube}, {where}"
+
+    def double(self, taken: bool):
+        if taken:
+            self.cube, self.owner = 2 * self.cube, 1 - self.seat
+        else:
+            self.result = (self.seat, self.cube)
+
+    def roll(self):
+        """The throw and its moves: (throw, next codes, overs, win points)."""
+        g = self.game
+        throw = int(self.rng.choice(g.throws, p=g.probs))
+        codes = np.zeros(g.max_moves, dtype=np.int64)
+        infos = np.zeros(g.max_moves, dtype=np.int64)
+        n = g.moves(np.int64(self.code), np.int64(throw), codes, infos)
+        race = g.race
+        loser = race.side_checkers(self.code >> race.side_bits)
+        win = 2 if loser == race.gammon_checkers else 1
+        return throw, codes[:n], (infos[:n] & OVER) != 0, np.full(n, float(win))
+
+    def play(self, next_code, over, win):
+        if over:
+            self.result = (self.seat, int(win) * self.cube)
+        else:
+            self.code, self.seat = int(next_code), 1 - self.seat
+
+
+def _dice(throw: int) -> str:
+    return f"{throw // 10}-{throw % 10}"
+
+
+def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console: Console,
+                   human: int = 0, seed=None):
+    """Play one game; returns (winning seat, points), or None when the person quits."""
+    state = CubeGame(game, seed)
+    names = game.sides
+    console.say(f"{game.name} with up to {game.pieces} checkers a side, money play with the "
+                f"doubling cube: you play {names[human]} against the computer "
+                f"({computer.name}); {names[0]} rolls first. Type 'rules' for the rules.")
+    while state.result is None:
+        console.say()
+        console.say(game.board(state.code, first_to_throw=state.seat == 0))
+        console.say(f"  {state.cube_text()}; {names[state.seat]} to roll")
+        mine = state.seat == human
+        if state.state() != UNAVAILABLE:
+            if mine:
+                answer = _ask(console, "d to double, r to roll, ? for the cube hint, "
+                              "rules, q to quit: ", ("d", "r"), judge, state)
+                if answer is None:
+                    return None
+                if answer == "d":
+                    taken = computer.takes(state.code)
+                    console.say(f"  you double; the computer {'takes' if taken else 'passes'}")
+                    state.double(taken)
+            elif computer.doubles(state.code, state.state()):
+                console.say(f"  the computer doubles to {2 * state.cube}")
+                answer = _ask(console, "t to take, p to pass, ? for the hint, q to quit: ",
+                              ("t", "p"), judge, state, facing_double=True)
+                if answer is None:
+                    return None
+                state.double(answer == "t")
+            if state.result is not None:
+                break
+        throw, codes, overs, win = state.roll()
+        console.say(f"  {names[state.seat]} rolls {_dice(throw)}")
+        if mine and len(codes) > 1:
+            choice = _ask_move(console, game, state, codes, overs, win, judge)
+            if choice is None:
+                return None
+        else:
+            choice = computer.move(codes, overs, state.state(), win) if len(codes) > 1 else 0
+        after = game.to_json(int(codes[choice]))["opp"]
+        console.say(f"  {names[state.seat]} plays to {after} (checkers on points 1..6)")
+        state.play(codes[choice], overs[choice], win[choice])
+    seat, points = state.result
+    console.say(f"\n{names[seat]} wins {points} point{'s' if points != 1 else ''}"
+                f" ({'you' if seat == human else 'the computer'}).")
+    return state.result
+
+
+def _ask(console, prompt, choices, judge, state, facing_double=False):
+    while True:
+        answer = console.ask(prompt)
+        if answer is None or answer in ("q", "quit"):
+            console.say("bye")
+            return None
+        if answer in choices:
+            return answer
+        if answer == "rules":
+            console.say(state.game.rules_text())
+        elif answer == "?":
+            console.say(_cube_hint(judge, state, facing_double))
+        else:
+            console.say(f"  '{answer[:40]}': type one of {', '.join(choices)}")
+
+
+def _cube_hint(judge, state, facing_double) -> str:
+    if judge is None:
+        return "  no hint without --table"
+    e = judge.values_of(np.array([state.code]))
+    nd, take = e.no_double(state.state())[0], 2 * e.no_double(UNAVAILABLE)[0]
+    if facing_double:
+        return (f"  taking costs you {take:.3f} times the cube, passing 1.000: "
+                f"{'take' if take < 1 else 'pass'}")
+    right = "double" if take >= nd and nd <= 1 else "no double"
+    return (f"  not doubling: {nd:+.3f}; doubling: {min(take, 1.0):+.3f} (take {take:+.3f}, "
+            f"pass +1.000), per unit of cube: {right}")
+
+
+def _ask_move(console, game, state, codes, overs, win, judge):
+    for j, code in enumerate(codes, 1):
+        console.say(f"  {j}: to {game.to_json(int(code))['opp']}")
+    while True:
+        answer = console.ask(f"your move (1-{len(codes)}, ? for a hint, q to quit): ")
+        if answer is None or answer in ("q", "quit"):
+            console.say("bye")
+            return None
+        if answer == "?":
+            if judge is None:
+                console.say("  no hint without --table")
+                continue
+            equity = move_equities(judge.values_of, codes, overs, state.state(), win)
+            for j in np.argsort(-equity):
+                console.say(f"  {j + 1}: equity {equity[j]:+.4f} per unit of cube")
+            continue
+        if answer.isascii() and answer.isdigit() and len(answer) < 4 and \
+                1 <= int(answer) <= len(codes):
+            return int(answer) - 1
+        console.say(f"  '{answer[:40]}' is not a move number: type 1 to {len(codes)}")
