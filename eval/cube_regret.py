@@ -62,6 +62,7 @@ def move_equities(values_of, next_codes, overs, state, win_points):
 class CubePlayer:
     name: str
     values_of: callable          # codes -> Equities
+    model_sha256: str | None = None
 
     def move(self, next_codes, overs, state, win_points) -> int:
         return int(np.argmax(move_equities(self.values_of, next_codes, overs, state,
@@ -84,8 +85,8 @@ def table_player(table) -> CubePlayer:
 
 def net_player(model) -> CubePlayer:
     names = value_names(model.game)
-    return CubePlayer(f"net:{model.path.name}",
-                      lambda codes: Equities(model.predict(codes), names))
+    return CubePlayer(f"net:{model.path}", lambda codes: Equities(model.predict(codes), names),
+                      model.manifest.get("sha256") if model.manifest else None)
 
 
 def cube_player(spec: str, table) -> CubePlayer:
@@ -110,8 +111,14 @@ def random_start(game, rng) -> int:
                                                 << race.side_bits)
 
 
+@dataclass
+class CubeRegret:
+    summary: dict             # the figures (tabula eval regret --json prints them)
+    loss_points: np.ndarray   # every decision's loss, in points at its cube value
+
+
 def cube_regret(game, table, player: CubePlayer, games: int, seed: int,
-                quiet: bool = False) -> dict:
+                quiet: bool = False) -> CubeRegret:
     """Play `games` games (the player on both sides) and score every decision."""
     perfect = table_player(table)
     rng = np.random.default_rng(seed)
@@ -122,17 +129,16 @@ def cube_regret(game, table, player: CubePlayer, games: int, seed: int,
     loss = {"checker": 0.0, "cube": 0.0}
     count = {"checker": 0, "cube": 0}
     errors = {"checker": 0, "cube": 0}
-    worst = 0.0
+    losses = []
     points_won = 0.0      # by the side that rolls first, for a sanity figure
     progress = Progress("cube regret", games, "games", quiet)
 
     def score(kind, lost, value):
-        nonlocal worst
         lost *= value
         loss[kind] += lost
         count[kind] += 1
         errors[kind] += lost > TIE
-        worst = max(worst, lost)
+        losses.append(lost)
 
     for g in range(games):
         code = random_start(game, rng)
@@ -170,12 +176,14 @@ def cube_regret(game, table, player: CubePlayer, games: int, seed: int,
         progress.update(g + 1)
     progress.done(f"{games:,} games")
     total = loss["checker"] + loss["cube"]
-    return {"player": player.name, "games": games, "seed": seed,
+    losses = np.array(losses)
+    return CubeRegret({"player": player.name, "model_sha256": player.model_sha256,
+                       "games": games, "seed": seed,
             "loss_per_game_points": float(total / games),
             "checker_loss_per_game_points": float(loss["checker"] / games),
             "cube_loss_per_game_points": float(loss["cube"] / games),
             "checker_decisions": count["checker"], "cube_decisions": count["cube"],
             "checker_error_rate": float(errors["checker"] / max(count["checker"], 1)),
             "cube_error_rate": float(errors["cube"] / max(count["cube"], 1)),
-            "worst_loss_points": float(worst),
-            "first_roller_points_per_game": float(points_won / games)}
+            "worst_loss_points": float(losses.max(initial=0.0)),
+            "first_roller_points_per_game": float(points_won / games)}, losses)

@@ -160,16 +160,26 @@ def run_pipeline(config: dict, log=print) -> dict:
 
 def _solve(game, config, paths, work):
     from solver.layered import solve
+    from solver.race_table import solve_race
     paths["solve"].unlink(missing_ok=True)
-    solve(game, paths["solve"], tol=config["solve"]["tol"])
+    if game.race is not None:   # a race whose sides never meet: one pass, with the cube
+        solve_race(game, paths["solve"])
+    else:
+        solve(game, paths["solve"], tol=config["solve"]["tol"])
+
+
+def _table(game, path):
+    from solver.race_table import RaceTable
+    from solver.table import Table
+    return (RaceTable if game.race is not None else Table)(path)
 
 
 def _datagen(game, config, paths, work):
     from datagen.generate import generate
-    from solver.table import Table
     s = config["datagen"]
-    generate(Table(paths["solve"]), paths["datagen"], s["games"], s["explore"], s["uniform"],
-             s["seed"], s["val_frac"], s["test_frac"], alternatives=s["alternatives"])
+    generate(_table(game, paths["solve"]), paths["datagen"], s["games"], s["explore"],
+             s["uniform"], s["seed"], s["val_frac"], s["test_frac"],
+             alternatives=s["alternatives"])
 
 
 def _train(game, config, paths, work):
@@ -212,8 +222,8 @@ def _export(game, config, paths, work):
 
 
 def _report(game, config, paths, work):
+    from eval.cube_report import write_cube_report
     from eval.report import write_report
-    from solver.table import Table
     r = config["report"]
     model = paths["export"]
     named = {"net": f"net:{model}", "net+search": f"net+search:{model}",
@@ -221,8 +231,9 @@ def _report(game, config, paths, work):
     players = [named.get(p, p) for p in r["players"]]
     if not config["export"]["int8"]:
         players = [p for p in players if ".int8." not in p]
-    write_report(game, Table(paths["solve"]), players, r["games"], r["seed"],
-                 work / "report", quiet=False)
+    write = write_cube_report if game.race is not None else write_report
+    write(game, _table(game, paths["solve"]), players, r["games"], r["seed"],
+          work / "report", quiet=False)
     curves = ""
     for stage in ("train", "finetune"):
         curve = work / stage / "version_0" / "learning_curve.png"

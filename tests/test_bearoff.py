@@ -222,38 +222,43 @@ def test_a_damaged_race_table_is_refused(tmp_path):
 
 
 def test_the_chain_with_the_cube(tmp_path, capsys):
-    """solve -> datagen -> train -> export -> eval regret, on 3 checkers: the net learns
-    every value of the table, is exported with them, and is scored with the cube; the
-    table's own player gives away nothing."""
-    from eval.cube_regret import cube_player, cube_regret
+    """The pipeline on 3 checkers: solve -> datagen (self-play from random starts and
+    uniform draws) -> train -> export -> report; the net learns every value of the
+    table, is exported with them and scored with the cube; the table's own player gives
+    away nothing."""
+    import yaml
     from tabula.cli import main
-    table, data, model = tmp_path / "t.h5", tmp_path / "d.h5", tmp_path / "m.onnx"
-    assert main(["solve", "bearoff", "--checkers", "3", "--out", str(table), "--quiet"]) == 0
-    assert main(["datagen", "bearoff", "--checkers", "3", "--table", str(table), "--out",
-                 str(data), "--games", "10", "--alternatives", "--quiet"]) == 2
-    assert "--alternatives is not available" in capsys.readouterr().err
-    assert main(["datagen", "bearoff", "--checkers", "3", "--table", str(table), "--out",
-                 str(data), "--games", "3000", "--uniform", "10000", "--quiet"]) == 0
-    assert main(["train", "fit", "--model.game", "bearoff", "--model.pieces", "3",
-                 "--model.hidden", "[32]", "--data.path", str(data), "--data.batch_size",
-                 "1024", "--trainer.max_epochs", "4", "--trainer.default_root_dir",
-                 str(tmp_path / "run"), "--trainer.enable_progress_bar", "false"]) == 0
-    checkpoint = tmp_path / "run" / "version_0" / "checkpoints" / "best.ckpt"
-    assert main(["export", str(checkpoint), "--out", str(model)]) == 0
+    work = tmp_path / "work"
+    config = tmp_path / "b3.yaml"
+    config.write_text(yaml.safe_dump({
+        "name": "b3", "game": "bearoff", "pieces": 3, "workdir": str(work),
+        "datagen": {"games": 3000, "uniform": 10000, "seed": 1},
+        "train": {"model": {"hidden": [32]}, "data": {"batch_size": 1024},
+                  "trainer": {"max_epochs": 4}},
+        "export": {"int8": True},
+        "report": {"games": 300, "seed": 1, "players": ["net", "net-int8", "perfect"]}}))
+    assert main(["pipeline", str(config)]) == 0
+    printed = capsys.readouterr().out
+    assert "| checker play (pts) |" in printed
+    model = work / "model.onnx"
     manifest = json.loads(model.with_suffix(".json").read_text())
     assert manifest["output"]["columns"] == ["win", "centered", "owned", "unavailable"]
-    assert main(["verify", str(model)]) == 0
+    for path in (model, work / "model.int8.onnx", work / "report", work / "table.h5"):
+        assert main(["verify", str(path)]) == 0, path
+    rows = json.loads((work / "report" / "results.json").read_text())["players"]
+    assert [r["player"].split(":")[0] for r in rows] == ["net", "net", "perfect"]
+    assert rows[-1]["loss_per_game_points"] == 0 and rows[-1]["cube_decisions"] > 300
+    for row in rows:
+        assert row["loss_per_game_points"] == pytest.approx(
+            row["checker_loss_per_game_points"] + row["cube_loss_per_game_points"])
     capsys.readouterr()
-    race_table = RaceTable(table)
-    perfect = cube_regret(race_table.game, race_table, cube_player("perfect", race_table),
-                          300, seed=1, quiet=True)
-    assert perfect["loss_per_game_points"] == 0 and perfect["cube_decisions"] > 300
-    assert main(["eval", "regret", "bearoff", "--checkers", "3", "--table", str(table),
-                 "--player", f"net:{model}", "--games", "300", "--json", "--quiet"]) == 0
-    net = json.loads(capsys.readouterr().out)
-    assert net["loss_per_game_points"] >= 0 and net["checker_decisions"] > 0
-    assert net["loss_per_game_points"] == pytest.approx(
-        net["checker_loss_per_game_points"] + net["cube_loss_per_game_points"])
+    assert main(["eval", "regret", "bearoff", "--checkers", "3", "--table",
+                 str(work / "table.h5"), "--player", f"net:{model}", "--games", "300",
+                 "--seed", "1", "--json", "--quiet"]) == 0
+    assert json.loads(capsys.readouterr().out) == rows[0]
+    assert main(["datagen", "bearoff", "--checkers", "3", "--table", str(work / "table.h5"),
+                 "--out", str(tmp_path / "d.h5"), "--alternatives", "--quiet"]) == 2
+    assert "--alternatives is not available" in capsys.readouterr().err
 
 
 def test_play_with_the_cube_in_the_terminal(tmp_path):

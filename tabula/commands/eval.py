@@ -97,7 +97,7 @@ def _race_regret(args, game, table):
     """Races with the doubling cube: checker play and cube decisions scored apart."""
     from eval.cube_regret import cube_player, cube_regret
     result = cube_regret(game, table, cube_player(args.player, table), args.games, args.seed,
-                         quiet=args.quiet)
+                         quiet=args.quiet).summary
     if args.json:
         print(json.dumps(result))
         return 0

@@ -18,6 +18,7 @@ def add_parser(sub):
 
 
 def run(args):
+    from eval.cube_report import cube_summary_table
     from eval.report import summary_table
     config = load_config(args.config)
     summary = run_pipeline(config, log=(lambda *_: None) if args.json else print)
@@ -25,7 +26,8 @@ def run(args):
         print(json.dumps(summary))
         return 0
     print()
-    print(summary_table(summary["report"]["players"]))
+    rows = summary["report"]["players"]
+    print((cube_summary_table if "cube_loss_per_game_points" in rows[0] else summary_table)(rows))
     print(f"\nresults in {summary['workdir']}/: table.h5, data.h5, train/, model.onnx, "
           f"report/REPORT.md")
     return 0
