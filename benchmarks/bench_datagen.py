@@ -11,8 +11,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report  # noqa: E402
-from datagen.generate import generate, self_play, uniform_draws  # noqa: E402
-from solver.table import Table  # noqa: E402
+from tabula.datagen.generate import generate, self_play, uniform_draws  # noqa: E402
+from tabula.solver.table import Table  # noqa: E402
 
 
 def main():

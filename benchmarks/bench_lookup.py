@@ -11,8 +11,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report  # noqa: E402
-from games.sampling import uniform_positions  # noqa: E402
-from solver.table import Table  # noqa: E402
+from tabula.games.sampling import uniform_positions  # noqa: E402
+from tabula.solver.table import Table  # noqa: E402
 
 
 def main():

@@ -15,8 +15,8 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report  # noqa: E402
-from games import get_game  # noqa: E402
-from games.sampling import random_play_positions, uniform_positions  # noqa: E402
+from tabula.games import get_game  # noqa: E402
+from tabula.games.sampling import random_play_positions, uniform_positions  # noqa: E402
 
 
 @njit(cache=True)

@@ -13,8 +13,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report  # noqa: E402
-from training.data import ValueData  # noqa: E402
-from training.model import ValueNet  # noqa: E402
+from tabula.training.data import ValueData  # noqa: E402
+from tabula.training.model import ValueNet  # noqa: E402
 
 
 def run(data, model, batches):

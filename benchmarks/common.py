@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from infra.provenance import code_version, machine
+from tabula.infra.provenance import code_version, machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

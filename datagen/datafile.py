@@ -20,10 +20,10 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from games import get_game
-from infra.errors import TabulaError
-from infra.h5files import open_checked
-from infra.manifest import missing_fields
+from tabula.games import get_game
+from tabula.infra.errors import TabulaError
+from tabula.infra.h5files import open_checked
+from tabula.infra.manifest import missing_fields
 
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1

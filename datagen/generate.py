@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from games.batch import unrank_many
-from games.game import layer_id
-from games.rng import cumulative, stream_key, uniform
-from infra.progress import Progress
-from infra.manifest import stamp
+from tabula.games.batch import unrank_many
+from tabula.games.game import layer_id
+from tabula.games.rng import cumulative, stream_key, uniform
+from tabula.infra.progress import Progress
+from tabula.infra.manifest import stamp
 
-from solver.values import value_names
+from tabula.solver.values import value_names
 
 from .datafile import FORMAT, FORMAT_VERSION, SOURCES, SPLITS, data_sha256, write_data
 from .race_selfplay import play_race_games

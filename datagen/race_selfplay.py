@@ -6,7 +6,7 @@ as in selfplay.py."""
 import numpy as np
 from numba import njit, prange
 
-from games.rng import below, draw_throw, stream_key, uniform
+from tabula.games.rng import below, draw_throw, stream_key, uniform
 
 
 @njit(parallel=True, cache=True)

@@ -7,10 +7,10 @@ run beside it. Every position met by a player about to throw is recorded.
 import numpy as np
 from numba import njit, prange
 
-from games.game import OVER
-from games.loop import advance
-from games.rng import below, draw_throw, stream_key, uniform
-from solver.bellman import best_move
+from tabula.games.game import OVER
+from tabula.games.loop import advance
+from tabula.games.rng import below, draw_throw, stream_key, uniform
+from tabula.solver.bellman import best_move
 
 
 @njit(parallel=True, cache=True)

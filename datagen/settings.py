@@ -1,7 +1,7 @@
 """The datagen stage's settings and their defaults (the command, the pipeline)."""
 from dataclasses import dataclass
 
-from infra.settings import MAX_SEED, Settings, SettingsError
+from tabula.infra.settings import MAX_SEED, Settings, SettingsError
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from games.game import OVER
-from games.rng import cumulative
-from infra.progress import Progress
-from solver.values import value_names
+from tabula.games.game import OVER
+from tabula.games.rng import cumulative
+from tabula.infra.progress import Progress
+from tabula.solver.values import value_names
 
 CENTERED, OWNED, UNAVAILABLE = "centered", "owned", "unavailable"
 FLIP = {CENTERED: CENTERED, OWNED: UNAVAILABLE, UNAVAILABLE: OWNED}  # the other's view
@@ -91,8 +91,8 @@ def net_player(model) -> CubePlayer:
 
 def cube_player(spec: str, table) -> CubePlayer:
     """perfect, or net:MODEL.onnx (a model of the table's game and checkers)."""
-    from export.model_file import OnnxValueModel
-    from infra.errors import TabulaError
+    from tabula.export.model_file import OnnxValueModel
+    from tabula.infra.errors import TabulaError
     if spec == "perfect":
         return table_player(table)
     if spec.startswith("net:"):

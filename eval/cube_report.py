@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
-from infra.manifest import stamp
+from tabula.infra.manifest import stamp
 
 from .cube_regret import cube_player, cube_regret
 from .report import FORMAT, FORMAT_VERSION, short_name

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from games.loop import advance_many
-from games.rng import cumulative, draw_throw, stream_key, uniform
-from solver.bellman import move_worth
+from tabula.games.loop import advance_many
+from tabula.games.rng import cumulative, draw_throw, stream_key, uniform
+from tabula.solver.bellman import move_worth
 
 
 PLAYER_STREAM = 1 << 60   # streams of the players' random numbers

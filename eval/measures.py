@@ -3,7 +3,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from infra.progress import Progress
+from tabula.infra.progress import Progress
 
 from .engine import play
 from .players import make_player

@@ -16,9 +16,9 @@ from typing import Callable
 import numpy as np
 from numba import njit, prange
 
-from infra.errors import TabulaError
-from games.batch import evaluate_many
-from solver.bellman import best_move
+from tabula.infra.errors import TabulaError
+from tabula.games.batch import evaluate_many
+from tabula.solver.bellman import best_move
 
 from .search import decision_worths, first_best
 
@@ -70,7 +70,7 @@ def make_player(spec: str, game, table=None) -> Player:
     if kind in ("net", "net+search"):
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
-        from export.model_file import OnnxValueModel
+        from tabula.export.model_file import OnnxValueModel
         model = OnnxValueModel(arg, game=game.name, pieces=game.pieces)
         player = search_player(spec, game, model.predict, 1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from infra.errors import TabulaError
-from infra.manifest import missing_fields, stamp
+from tabula.infra.errors import TabulaError
+from tabula.infra.manifest import missing_fields, stamp
 
 from .measures import regret
 from .players import make_player

@@ -9,8 +9,8 @@ passes the turn, so forfeits need no special case.
 """
 import numpy as np
 
-from games.batch import all_throws
-from games.game import OVER, worths
+from tabula.games.batch import all_throws
+from tabula.games.game import OVER, worths
 
 SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
 

@@ -1,7 +1,7 @@
 """The report stage's settings and their defaults (tabula eval, the pipeline)."""
 from dataclasses import dataclass
 
-from infra.settings import MAX_SEED, Settings
+from tabula.infra.settings import MAX_SEED, Settings
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,10 @@ from pathlib import Path
 
 import numpy as np
 
-from games import get_game
-from infra.errors import TabulaError
-from infra.manifest import missing_fields, sha256_file
-from solver.values import PROBABILITIES, equity_bound, value_names
+from tabula.games import get_game
+from tabula.infra.errors import TabulaError
+from tabula.infra.manifest import missing_fields, sha256_file
+from tabula.solver.values import PROBABILITIES, equity_bound, value_names
 
 
 FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
@@ -110,7 +110,7 @@ class OnnxValueModel:
     def verify(self) -> dict:
         """The file's SHA-256 against its manifest, the schema's fields, and values in
         [0, 1] from the start position and 1,000 positions drawn within layers."""
-        from games.sampling import uniform_positions
+        from tabula.games.sampling import uniform_positions
         sha256 = sha256_file(self.path)
         missing = missing_fields(self.manifest)
         codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])

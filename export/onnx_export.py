@@ -17,9 +17,9 @@ import numpy as np
 import torch
 import yaml
 
-from infra.errors import TabulaError
-from games.sampling import uniform_positions
-from infra.manifest import sha256_file, stamp
+from tabula.infra.errors import TabulaError
+from tabula.games.sampling import uniform_positions
+from tabula.infra.manifest import sha256_file, stamp
 
 from .model_file import FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata, output_spec
 from .quantize import mean_inputs, quantize_weights
@@ -49,7 +49,7 @@ class Prediction(torch.nn.Module):
 def load_checkpoint(path):
     """The ValueNet of a checkpoint (read safely: no code in it runs) and what it
     recorded about its data."""
-    from training.model import ValueNet
+    from tabula.training.model import ValueNet
     net, raw = ValueNet.from_checkpoint(Path(path))
     return net.eval(), raw.get("tabula", {})
 

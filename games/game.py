@@ -34,7 +34,7 @@ from typing import Callable
 import numpy as np
 from numba import njit
 
-from infra.errors import TabulaError
+from tabula.infra.errors import TabulaError
 
 LAYER_STRIDE = 16  # layer id = a * LAYER_STRIDE + b: up to 15 pieces a side
 N_LAYER_IDS = LAYER_STRIDE * LAYER_STRIDE

@@ -15,7 +15,7 @@ HDF5 attributes cannot hold dicts, so there `machine` is a JSON string.
 """
 import hashlib
 
-from infra.provenance import code_version, machine, now
+from tabula.infra.provenance import code_version, machine, now
 
 COMMON = ("format", "format_version", "game", "rules", "pieces", "code_version", "machine")
 OWN_CHECKSUM = {"tabula-table": "sha256", "tabula-data": "data_sha256",

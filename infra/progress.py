@@ -16,7 +16,7 @@ class Progress:
         # sys.stderr of now, not of the first import (a test may have swapped it since)
         self.stream, self.every = stream or sys.stderr, every
         self.started = time.time()
-        self.last = 0.0
+        self.last = self.started   # the first plain line after `every` s: a rate worth showing
         self.bar = None
         if not quiet and self._tty():
             self.bar = tqdm(total=total, desc=what, unit=unit, file=self.stream, leave=False,

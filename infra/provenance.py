@@ -6,7 +6,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from infra import __version__
+from tabula.infra import __version__
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -2,7 +2,7 @@
 the command line or in a pipeline YAML) with the same words wherever they came from."""
 from dataclasses import fields
 
-from infra.errors import TabulaError
+from tabula.infra.errors import TabulaError
 
 MAX_SEED = 2**64 - 1   # the random streams take any unsigned 64-bit seed
 

@@ -3,8 +3,8 @@ and T(V) of a position. Used to certify tables and to value moves."""
 import numpy as np
 from numba import njit, prange
 
-from games.game import OVER, worth
-from solver.table import lookup
+from tabula.games.game import OVER, worth
+from tabula.solver.table import lookup
 
 
 @njit(cache=True)

@@ -24,7 +24,7 @@ k, counts[k, T + t] the same for its mirror; 0 means the throw is forfeited.
 import numpy as np
 from numba import njit, prange
 
-from games.game import AGAIN, OVER, worth
+from tabula.games.game import AGAIN, OVER, worth
 
 WIN = -1
 FORFEIT = -2  # in a policy: the throw has no legal move

@@ -24,12 +24,12 @@ from pathlib import Path
 import numba
 import numpy as np
 
-from games.game import N_LAYER_IDS, layer_id, layer_pair
-from solver import hugepages, kernels
-from solver.settings import SolveSettings
-from solver.table import layer_crc32, write_table
-from infra.progress import Progress
-from infra.provenance import peak_memory_bytes
+from tabula.games.game import N_LAYER_IDS, layer_id, layer_pair
+from tabula.solver import hugepages, kernels
+from tabula.solver.settings import SolveSettings
+from tabula.solver.table import layer_crc32, write_table
+from tabula.infra.progress import Progress
+from tabula.infra.provenance import peak_memory_bytes
 
 MAX_INDEX = 1 << 29  # entries pack an index into 29 bits
 MAX_SWEEPS = 100_000

@@ -19,10 +19,10 @@ import h5py
 import numpy as np
 from numba import njit, prange
 
-from games import PositionError, get_game
-from infra.errors import TabulaError
-from infra.h5files import open_checked
-from infra.manifest import missing_fields, stamp
+from tabula.games import PositionError, get_game
+from tabula.infra.errors import TabulaError
+from tabula.infra.h5files import open_checked
+from tabula.infra.manifest import missing_fields, stamp
 
 from .two_sided import CUBEFUL, cube_equity
 from .values import value_names
@@ -182,7 +182,7 @@ def solve_race(game, out, threads=None, one_sided=False, quiet=False) -> dict:
 
     import numba
 
-    from infra.provenance import peak_memory_bytes
+    from tabula.infra.provenance import peak_memory_bytes
 
     from .one_sided import throws_to_bear_off
     from .two_sided import solve_two_sided

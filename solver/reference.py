@@ -7,7 +7,7 @@ more than `tol`. The tests compare the fast solver's tables with it.
 """
 import numpy as np
 
-from games.game import OVER, layer_id, worths
+from tabula.games.game import OVER, layer_id, worths
 
 
 def reference_solve(game, max_total=None, tol=1e-13, max_iterations=1_000_000):

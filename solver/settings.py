@@ -1,7 +1,7 @@
 """The solve stage's settings and their defaults (the command, the pipeline)."""
 from dataclasses import dataclass
 
-from infra.settings import Settings
+from tabula.infra.settings import Settings
 
 
 @dataclass(frozen=True)

@@ -17,11 +17,11 @@ import h5py
 import numpy as np
 from numba import njit, prange
 
-from games import PositionError, get_game
-from infra.errors import TabulaError
-from games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
-from infra.h5files import open_checked, plain
-from infra.manifest import stamp
+from tabula.games import PositionError, get_game
+from tabula.infra.errors import TabulaError
+from tabula.games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
+from tabula.infra.h5files import open_checked, plain
+from tabula.infra.manifest import stamp
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1

@@ -27,7 +27,7 @@ contiguous memory.
 import numpy as np
 from numba import njit, prange
 
-from infra.progress import Progress
+from tabula.infra.progress import Progress
 
 from .side_moves import side_moves
 

@@ -2,11 +2,11 @@
 
 import numpy as np
 
-from games.game import layer_id
-from games.batch import unrank_many
-from infra.manifest import missing_fields
-from solver.bellman import table_bellman
-from solver.table import Table, values_sha256
+from tabula.games.game import layer_id
+from tabula.games.batch import unrank_many
+from tabula.infra.manifest import missing_fields
+from tabula.solver.bellman import table_bellman
+from tabula.solver.table import Table, values_sha256
 
 RESIDUAL_BOUND = 1e-6
 

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import numpy as np
 
-from eval.measures import match as _match
-from eval.measures import regret as _regret
-from eval.players import make_player
-from eval.search import decision_form
-from export.model_file import OnnxValueModel
-from games import get_game
-from solver.bellman import table_move_worths
-from solver.race_table import RaceTable
-from solver.table import Table
+from tabula.eval.measures import match as _match
+from tabula.eval.measures import regret as _regret
+from tabula.eval.players import make_player
+from tabula.eval.search import decision_form
+from tabula.export.model_file import OnnxValueModel
+from tabula.games import get_game
+from tabula.solver.bellman import table_move_worths
+from tabula.solver.race_table import RaceTable
+from tabula.solver.table import Table
 
 __all__ = ["game", "open_table", "value", "moves", "open_model", "player", "regret",
            "match"]

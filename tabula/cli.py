@@ -7,7 +7,7 @@ import argparse
 import os
 import sys
 
-from infra import __version__
+from tabula.infra import __version__
 from tabula.commands import (datagen, eval, export, moves, pipeline, play, serve, solve, table,
                              value, verify)
 
@@ -45,12 +45,12 @@ def main(argv=None) -> int:
 
 
 def _train(argv):
-    from training.cli import run
+    from tabula.training.cli import run
     return run(argv)
 
 
 def _guarded(command, work) -> int:
-    from infra.errors import TabulaError
+    from tabula.infra.errors import TabulaError
     from tabula.commands.common import UsageError
     try:
         return work()

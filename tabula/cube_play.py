@@ -5,9 +5,9 @@ is given. The computer plays eval/cube_regret.py's CubePlayer: the table's perfe
 play, or a network's values."""
 import numpy as np
 
-from eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
+from tabula.eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
                               random_start)
-from games.game import OVER
+from tabula.games.game import OVER
 
 from .play import Console
 

@@ -19,13 +19,13 @@ from pathlib import Path
 
 import yaml
 
-from datagen.settings import DatagenSettings
-from eval.settings import ReportSettings
-from export.settings import ExportSettings
-from games import get_game
-from infra.errors import TabulaError
-from solver.settings import SolveSettings
-from training.settings import TrainSettings
+from tabula.datagen.settings import DatagenSettings
+from tabula.eval.settings import ReportSettings
+from tabula.export.settings import ExportSettings
+from tabula.games import get_game
+from tabula.infra.errors import TabulaError
+from tabula.solver.settings import SolveSettings
+from tabula.training.settings import TrainSettings
 
 STAGES = ("solve", "datagen", "train", "finetune", "export", "report")
 SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under train and finetune
@@ -159,8 +159,8 @@ def run_pipeline(config: dict, log=print) -> dict:
 
 
 def _solve(game, config, paths, work):
-    from solver.layered import solve
-    from solver.race_table import solve_race
+    from tabula.solver.layered import solve
+    from tabula.solver.race_table import solve_race
     paths["solve"].unlink(missing_ok=True)
     if game.race is not None:   # a race whose sides never meet: one pass, with the cube
         solve_race(game, paths["solve"])
@@ -169,13 +169,13 @@ def _solve(game, config, paths, work):
 
 
 def _table(game, path):
-    from solver.race_table import RaceTable
-    from solver.table import Table
+    from tabula.solver.race_table import RaceTable
+    from tabula.solver.table import Table
     return (RaceTable if game.race is not None else Table)(path)
 
 
 def _datagen(game, config, paths, work):
-    from datagen.generate import generate
+    from tabula.datagen.generate import generate
     s = config["datagen"]
     generate(_table(game, paths["solve"]), paths["datagen"], s["games"], s["explore"],
              s["uniform"], s["seed"], s["val_frac"], s["test_frac"],
@@ -208,7 +208,7 @@ def training_config(game, config, stage, paths) -> dict:
 
 
 def _run_training(train_config, root):
-    from training.cli import run
+    from tabula.training.cli import run
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     config_path = root.with_suffix(".yaml")
@@ -217,13 +217,13 @@ def _run_training(train_config, root):
 
 
 def _export(game, config, paths, work):
-    from export.onnx_export import export
+    from tabula.export.onnx_export import export
     export(paths["finetune"], paths["export"], int8=config["export"]["int8"])
 
 
 def _report(game, config, paths, work):
-    from eval.cube_report import write_cube_report
-    from eval.report import write_report
+    from tabula.eval.cube_report import write_cube_report
+    from tabula.eval.report import write_report
     r = config["report"]
     model = paths["export"]
     named = {"net": f"net:{model}", "net+search": f"net+search:{model}",

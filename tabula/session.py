@@ -11,12 +11,12 @@ from typing import Callable
 
 import numpy as np
 
-from eval.measures import ERROR_THRESHOLD
-from eval.players import make_player
-from eval.search import decision_form, move_worths
-from games import GAMES
-from games.loop import advance
-from infra.errors import TabulaError
+from tabula.eval.measures import ERROR_THRESHOLD
+from tabula.eval.players import make_player
+from tabula.eval.search import decision_form, move_worths
+from tabula.games import GAMES
+from tabula.games.loop import advance
+from tabula.infra.errors import TabulaError
 
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",

@@ -29,9 +29,9 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from games import GAMES, get_game
-from infra.errors import TabulaError
-from infra.settings import MAX_SEED
+from tabula.games import GAMES, get_game
+from tabula.infra.errors import TabulaError
+from tabula.infra.settings import MAX_SEED
 
 from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_model,
                       shipped_pieces, start_session)
@@ -61,7 +61,7 @@ class Games:
         if path is None:
             return None, None
         if str(path) not in self.loaded:
-            from export.model_file import OnnxValueModel
+            from tabula.export.model_file import OnnxValueModel
             self.loaded[str(path)] = OnnxValueModel(path, game=game.name, pieces=game.pieces)
         if self.loaded[str(path)].game.pieces != game.pieces:
             return None, None

@@ -1,12 +1,12 @@
 """Fixtures shared by the test modules: small solved tables."""
 import pytest
 
-import games
-from games import get_game
+from tabula import games
+from tabula.games import get_game
 from tests.toy import race
 
-from solver.layered import solve
-from solver.table import Table
+from tabula.solver.layered import solve
+from tabula.solver.table import Table
 
 games.register(race)   # a game known only to the tests: it plugs in like any other
 
@@ -31,7 +31,7 @@ def tables(tmp_path_factory):
 @pytest.fixture(scope="session")
 def ur3_data(tables, tmp_path_factory):
     """A small labelled set of Ur with 3 pieces (datagen), shared by later stages."""
-    from datagen.generate import generate
+    from tabula.datagen.generate import generate
     path = tmp_path_factory.mktemp("data") / "ur3.h5"
     generate(tables[("ur", 3)], path, games=400, explore=0.3, uniform=40000, seed=5,
              val_frac=0.1, test_frac=0.1, quiet=True)

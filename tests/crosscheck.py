@@ -11,8 +11,8 @@ import time
 
 import numpy as np
 
-from games import get_game
-from games.sampling import random_play_positions, uniform_positions
+from tabula.games import get_game
+from tabula.games.sampling import random_play_positions, uniform_positions
 from tests.reference import senet_rules, ur_rules
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from games import get_game
-from solver.layered import solve
-from solver.reference import reference_solve
-from solver.table import Table
+from tabula.games import get_game
+from tabula.solver.layered import solve
+from tabula.solver.reference import reference_solve
+from tabula.solver.table import Table
 
 BOUND = 1e-7
 

@@ -9,10 +9,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from games import bearoff, get_game
-from solver.one_sided import throws_to_bear_off
-from solver.race_table import RaceTable, solve_race
-from solver.two_sided import solve_two_sided
+from tabula.games import bearoff, get_game
+from tabula.solver.one_sided import throws_to_bear_off
+from tabula.solver.race_table import RaceTable, solve_race
+from tabula.solver.two_sided import solve_two_sided
 
 from tests.bearoff_reference import plays, rolls_distribution, solver
 
@@ -212,7 +212,7 @@ def test_commands(tmp_path, capsys):
 
 def test_a_damaged_race_table_is_refused(tmp_path):
     import h5py
-    from solver.race_table import RaceTableError
+    from tabula.solver.race_table import RaceTableError
     out = tmp_path / "b1.h5"
     solve_race(get_game("bearoff", 1), out, quiet=True)
     with h5py.File(out, "r+") as f:
@@ -265,7 +265,7 @@ def test_play_with_the_cube_in_the_terminal(tmp_path):
     """A scripted game against the table's perfect play: the cube is offered, the hints
     name the equities, a double is answered and the game ends with points."""
     import io
-    from eval.cube_regret import table_player
+    from tabula.eval.cube_regret import table_player
     from tabula.cube_play import play_cube_game
     from tabula.play import Console
     out = tmp_path / "t.h5"

@@ -9,14 +9,14 @@ import json
 import numpy as np
 import pytest
 
-from games import GAMES, PositionError, get_game
-from games.batch import layer_of_many, rank_many, unrank_many
-from games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
-from games.loop import advance
-from games.sampling import random_play_positions, uniform_positions
-from solver.layered import solve
-from solver.reference import reference_solve
-from solver.table import Table
+from tabula.games import GAMES, PositionError, get_game
+from tabula.games.batch import layer_of_many, rank_many, unrank_many
+from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
+from tabula.games.loop import advance
+from tabula.games.sampling import random_play_positions, uniform_positions
+from tabula.solver.layered import solve
+from tabula.solver.reference import reference_solve
+from tabula.solver.table import Table
 
 WHOLE = 300_000      # layers up to this size are enumerated whole
 SAMPLE = 20_000      # positions sampled from larger ones
@@ -170,7 +170,7 @@ def test_the_game_loop_step(game):
 def test_the_move_worth_in_numba_numpy_and_torch_agree():
     import torch
 
-    from training.model import torch_worths
+    from tabula.training.model import torch_worths
     infos = np.array([0, AGAIN, OVER, 3 | AGAIN, 7 << 5, OVER | 9], dtype=np.int64)
     values = np.array([0.25, 0.25, 0.4, 0.9, 0.9, 0.1])
     expected = np.array([worth(i, v) for i, v in zip(infos, values)])

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from datagen.datafile import SPLITS, DataError, DataFile
-from datagen.generate import generate
-from games import get_game
-from games.game import LAYER_STRIDE
-from games.batch import layer_of_many, rank_many, unrank_many
+from tabula.datagen.datafile import SPLITS, DataError, DataFile
+from tabula.datagen.generate import generate
+from tabula.games import get_game
+from tabula.games.game import LAYER_STRIDE
+from tabula.games.batch import layer_of_many, rank_many, unrank_many
 from tabula.cli import main
 
 

@@ -4,11 +4,11 @@ import json
 import numpy as np
 import pytest
 
-from eval.engine import _losses
-from eval.measures import match, regret
-from eval.players import PlayerError, make_player
-from eval.search import decision_worths
-from games.game import AGAIN, OVER, layer_id
+from tabula.eval.engine import _losses
+from tabula.eval.measures import match, regret
+from tabula.eval.players import PlayerError, make_player
+from tabula.eval.search import decision_worths
+from tabula.games.game import AGAIN, OVER, layer_id
 from tabula.cli import main
 
 
@@ -194,7 +194,7 @@ def test_report_plots_name_players_shortly_and_are_saved_to_look_at(tables, ur3_
     import shutil
     from pathlib import Path
 
-    from eval.report import short_name
+    from tabula.eval.report import short_name
     model = tmp_path / "models" / "ur3-long-name.onnx"
     model.parent.mkdir()
     assert main(["export", str(ur3_run / "checkpoints" / "best.ckpt"), "--out", str(model),

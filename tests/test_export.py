@@ -6,12 +6,12 @@ import onnx
 import pytest
 import torch
 
-from export.model_file import OnnxValueModel
-from infra.manifest import sha256_file
-from games.sampling import uniform_positions
+from tabula.export.model_file import OnnxValueModel
+from tabula.infra.manifest import sha256_file
+from tabula.games.sampling import uniform_positions
 from tabula.cli import main
-from training.evaluate import predict
-from training.model import ValueNet
+from tabula.training.evaluate import predict
+from tabula.training.model import ValueNet
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +67,8 @@ def test_int8_weights_round_the_fp32_weights(exported):
 def test_int8_biases_absorb_the_mean_rounding_shift(exported):
     from onnx import numpy_helper
 
-    from export.onnx_export import CALIBRATION_POSITIONS, CALIBRATION_SEED, load_checkpoint
-    from export.quantize import mean_inputs
+    from tabula.export.onnx_export import CALIBRATION_POSITIONS, CALIBRATION_SEED, load_checkpoint
+    from tabula.export.quantize import mean_inputs
     fp32 = {i.name: numpy_helper.to_array(i) for i in onnx.load(str(exported)).graph.initializer}
     int8 = {i.name: numpy_helper.to_array(i)
             for i in onnx.load(str(exported.with_name("ur3.int8.onnx"))).graph.initializer}
@@ -87,7 +87,7 @@ def test_int8_biases_absorb_the_mean_rounding_shift(exported):
 
 
 def test_manifest_sha256_values_match_the_files(exported, ur3_run, ur3_data):
-    from datagen.datafile import DataFile
+    from tabula.datagen.datafile import DataFile
     for path in (exported, exported.with_name("ur3.int8.onnx")):
         manifest = json.loads(path.with_suffix(".json").read_text())
         assert manifest["sha256"] == sha256_file(path)
@@ -131,20 +131,20 @@ def test_a_checkpoint_with_a_pickle_payload_is_refused_and_never_runs(tmp_path, 
     assert main(["export", str(evil), "--out", str(tmp_path / "m.onnx")]) == 2
     err = capsys.readouterr().err
     assert "not a checkpoint tabula can read safely" in err and len(err.splitlines()) == 1
-    from training.model import ModelError, ValueNet
+    from tabula.training.model import ModelError, ValueNet
     with pytest.raises(ModelError, match="read safely"):
         ValueNet("ur", 2, [8], init_from=str(evil))
     assert not marker.exists()
 
 
 def test_model_of_another_game_is_refused(exported):
-    from export.model_file import ModelError
+    from tabula.export.model_file import ModelError
     with pytest.raises(ModelError, match="model of ur, not of senet"):
         OnnxValueModel(exported, game="senet")
 
 
 def test_metadata_round_trip_and_mismatches_refused(exported, tmp_path):
-    from export.model_file import ModelError, model_metadata
+    from tabula.export.model_file import ModelError, model_metadata
     model = OnnxValueModel(exported)
     assert model.metadata == model_metadata(model.game)
     assert model.metadata["tabula.game"] == "ur" and model.metadata["tabula.pieces"] == "3"
@@ -175,7 +175,7 @@ def test_a_model_and_manifest_that_do_not_belong_together_are_refused(exported, 
     """As after an export killed between writing the two: refused on load."""
     import shutil
 
-    from export.model_file import ModelError
+    from tabula.export.model_file import ModelError
     path = tmp_path / "m.onnx"
     shutil.copy(exported, path)
     manifest = json.loads(exported.with_suffix(".json").read_text())
@@ -185,7 +185,7 @@ def test_a_model_and_manifest_that_do_not_belong_together_are_refused(exported, 
 
 
 def test_a_failed_export_leaves_nothing_behind(ur3_run, tmp_path, monkeypatch):
-    import export.onnx_export as onnx_export
+    import tabula.export.onnx_export as onnx_export
 
     def broken(*args, **kwargs):
         raise RuntimeError("killed")

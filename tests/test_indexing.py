@@ -5,10 +5,10 @@ from math import comb
 import numpy as np
 import pytest
 
-from games import get_game, senet, ur
-from games.batch import layer_of_many, rank_many, unrank_many
-from games.game import layer_id, layer_pair
-from games.sampling import uniform_positions
+from tabula.games import get_game, senet, ur
+from tabula.games.batch import layer_of_many, rank_many, unrank_many
+from tabula.games.game import layer_id, layer_pair
+from tabula.games.sampling import uniform_positions
 
 SHARED = range(5, 13)
 

@@ -7,10 +7,10 @@ import h5py
 import numpy as np
 import pytest
 
-from datagen.datafile import DataError, DataFile
-from games import get_game
-from solver.layered import solve
-from solver.table import Table, TableError
+from tabula.datagen.datafile import DataError, DataFile
+from tabula.games import get_game
+from tabula.solver.layered import solve
+from tabula.solver.table import Table, TableError
 from tabula.cli import main
 
 
@@ -54,7 +54,7 @@ def test_a_layer_stored_in_float64_is_refused(table_copy):
 
 
 def test_verify_fails_a_table_with_a_nan_even_with_a_matching_checksum(table_copy, capsys):
-    from solver.table import layer_crc32
+    from tabula.solver.table import layer_crc32
 
     def poison(f):
         values = f["layers/2_1"][:]
@@ -82,7 +82,7 @@ def test_a_damaged_data_file_is_refused(ur3_data, tmp_path):
 def test_a_damaged_checkpoint_layer_is_solved_again(tables, tmp_path):
     """As if a solve had been stopped after its first units, whose layer files were then
     changed or cut short: those layers are solved again, and the table comes out right."""
-    from solver import layered
+    from tabula.solver import layered
     game = get_game("ur", 2)
     clean = tables[("ur", 2)]
     out = tmp_path / "t.h5"

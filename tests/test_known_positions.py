@@ -1,7 +1,7 @@
 """Hand-derived positions from the rules files."""
 import pytest
 
-from games import PositionError, get_game
+from tabula.games import PositionError, get_game
 
 SENET = get_game("senet")
 UR = get_game("ur")

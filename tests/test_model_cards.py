@@ -12,20 +12,33 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from export.model_file import OnnxValueModel
+from tabula.export.model_file import OnnxValueModel
 
 ROOT = Path(__file__).resolve().parent.parent
-CARDS = {"ur7": ("4 -> 7", "the first player wins 51.6%"),
-         "senet4": ("26 -> 29", "white wins 50.6%")}
+# per card: what its Python example prints, the move its examples pick, the position
+# its examples value first (JSON) and the word of the JavaScript output holding that value
+CARDS = {"ur7": {"python": "the first player wins 51.6%", "play": "4 -> 7", "word": 3,
+                 "first": "start", "decides": {"me": [4, 6], "me_waiting": 5,
+                                               "opp": [7, 8], "opp_waiting": 5}},
+         "senet4": {"python": "white wins 50.6%", "play": "26 -> 29", "word": 2,
+                    "first": "start", "decides": {"me": [12, 26], "opp": [13, 14, 20]}},
+         "bearoff10": {"python": "cube: double, take", "play": "to 2,0,0,3,0,0", "word": 5,
+                       "first": {"me": [3, 0, 0, 3, 1, 0], "opp": [1, 0, 5, 0, 0, 1]},
+                       "decides": {"me": [3, 0, 0, 3, 1, 0], "opp": [1, 0, 5, 0, 0, 1]}}}
 
 STAND_IN = """
-const values = JSON.parse(process.env.VALUES);
+const values = JSON.parse(process.env.VALUES);   // code -> the model's row of outputs
 class Tensor { constructor(type, data, dims) { this.data = data; } }
 const InferenceSession = {create: async () => ({run: async ({codes}) => ({
-  win_probability: {data: Float32Array.from(Array.from(codes.data, (c) => values[c.toString()]))},
+  [process.env.OUTPUT]: {data: Float32Array.from(
+    Array.from(codes.data).flatMap((c) => values[c.toString()]))},
 })})};
 module.exports = {Tensor, InferenceSession};
 """
+
+
+def position(game, spec):
+    return game.start if spec == "start" else game.position_from_json(spec)
 
 
 def blocks(card: Path, language: str) -> list[str]:
@@ -50,8 +63,8 @@ def test_the_python_example_runs(name):
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    move, start = CARDS[name]
-    assert start in done.stdout and f"play {move}" in done.stdout
+    card = CARDS[name]
+    assert card["python"] in done.stdout and f"play {card['play']}" in done.stdout, done.stdout
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js")
@@ -62,27 +75,22 @@ def test_the_javascript_example_packs_and_picks_as_the_python_rules_do(name, tmp
     game = model.game
     # every position the example may ask about: the start and the results of the
     # moves of its position for every throw, valued by the real model
-    codes = [game.start]
+    card = CARDS[name]
+    first, decides = position(game, card["first"]), position(game, card["decides"])
+    codes = [first]
     for throw in game.throws:
-        for position in _example_positions(game):
-            codes += [m["position"] for m in game.legal_moves(position, int(throw))]
-    values = dict(zip((str(int(c)) for c in codes), model.predict(codes).tolist()))
+        codes += [m["position"] for m in game.legal_moves(decides, int(throw))]
+    rows = model.predict(codes).reshape(len(codes), -1).tolist()
+    values = dict(zip((str(int(c)) for c in codes), rows))
     (tmp_path / "node_modules" / "onnxruntime-node").mkdir(parents=True)
     (tmp_path / "node_modules" / "onnxruntime-node" / "index.js").write_text(STAND_IN)
     (tmp_path / "example.js").write_text(code)
     done = subprocess.run(["node", "example.js"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=60, env={"VALUES": json.dumps(values),
-                                                      "PATH": "/usr/bin:/bin"})
+                          text=True, timeout=60,
+                          env={"VALUES": json.dumps(values), "PATH": "/usr/bin:/bin",
+                               "OUTPUT": model.manifest["output"]["name"]})
     assert done.returncode == 0, done.stderr
     assert "NaN" not in done.stdout, "the example packed a position the rules do not reach"
-    assert f"play {CARDS[name][0]}" in done.stdout, done.stdout
-    start_value = float(done.stdout.split()[2 if name == "senet4" else 3])
-    assert np.isclose(start_value, values[str(game.start)], atol=1e-6)
-
-
-def _example_positions(game):
-    """The position each card's example decides in (as its Python example writes it)."""
-    if game.name == "ur":
-        return [game.position_from_json({"me": [4, 6], "me_waiting": 5, "opp": [7, 8],
-                                         "opp_waiting": 5})]
-    return [game.position_from_json({"me": [12, 26], "opp": [13, 14, 20]})]
+    assert f"play {card['play']}" in done.stdout, done.stdout
+    first_value = float(done.stdout.split()[card["word"]])
+    assert np.isclose(first_value, values[str(first)][0], atol=1e-6)

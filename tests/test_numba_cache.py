@@ -6,7 +6,7 @@ import sys
 SCRIPT = """
 import gc, sys
 from numba.core import serialize, types
-from games import ur
+from tabula.games import ur
 if sys.argv[1] == "dump":
     sys.stdout.buffer.write(serialize.dumps((types.Dispatcher(ur.layer_of), types.int64)))
 else:

@@ -77,10 +77,10 @@ def test_shipped_pipeline_configs_load():
     from pathlib import Path
     folder = Path(__file__).resolve().parent.parent / "configs" / "pipeline"
     names = sorted(p.stem for p in folder.glob("*.yaml"))
-    assert names == ["quick", "senet4", "ur7"]
+    assert names == ["bearoff10", "quick", "senet4", "ur7"]
     for path in folder.glob("*.yaml"):
         config = load_config(path)
-        assert config["game"] in ("ur", "senet") and config["report"]["players"]
+        assert config["game"] in ("ur", "senet", "bearoff") and config["report"]["players"]
 
 
 # the path-like settings differ between the machine that trained and the recipe's workdir
@@ -88,13 +88,14 @@ PATHS = {("model", "init_from"), ("data", "path"), ("data", "table"),
          ("trainer", "default_root_dir")}
 
 
-@pytest.mark.parametrize("model", ["ur7", "ur7.int8", "senet4", "senet4.int8"])
+@pytest.mark.parametrize("model", ["ur7", "ur7.int8", "senet4", "senet4.int8", "bearoff10",
+                                   "bearoff10.int8"])
 def test_each_shipped_model_was_trained_by_its_recipe(model):
     """models/NAME.json's training config is what configs/pipeline/NAME.yaml gives for its
     last training stage (finetune where there is one), every key the recipe sets."""
     from pathlib import Path
 
-    from games import get_game
+    from tabula.games import get_game
     from tabula.pipeline import stage_paths, training_config
     root = Path(__file__).resolve().parent.parent
     manifest = json.loads((root / "models" / f"{model}.json").read_text())
@@ -110,4 +111,4 @@ def test_each_shipped_model_was_trained_by_its_recipe(model):
         for key, value in recipe[section].items():
             if (section, key) not in PATHS:
                 assert used[section][key] == value, (section, key)
-    assert ("init_from" in used["model"]) == (stage == "finetune")
+    assert (used["model"].get("init_from") is not None) == (stage == "finetune")

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import termios
 
-from infra.progress import Progress
+from tabula.infra.progress import Progress
 
 
 def run_on_terminal(args):

@@ -3,8 +3,8 @@ packed code, rank and unrank, and every legal move keeps the position legal."""
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games import get_game
-from games.game import layer_pair
+from tabula.games import get_game
+from tabula.games.game import layer_pair
 
 UR = get_game("ur")
 SENET = get_game("senet")

@@ -3,7 +3,7 @@ from collections import Counter
 
 import pytest
 
-from games import get_game
+from tabula.games import get_game
 from tests.crosscheck import REFERENCE, disagreements, mixed_positions
 from tests.royalur_bridge import royalur_moves
 

@@ -5,15 +5,15 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from games import get_game
-from games.game import layer_id
-from games.batch import unrank_many
-from solver import layered
-from solver.layered import solve
-from solver.reference import reference_solve
-from solver.table import Table, TableError
+from tabula.games import get_game
+from tabula.games.game import layer_id
+from tabula.games.batch import unrank_many
+from tabula.solver import layered
+from tabula.solver.layered import solve
+from tabula.solver.reference import reference_solve
+from tabula.solver.table import Table, TableError
 from tests.conftest import SMALL
-from solver.verify import verify_table
+from tabula.solver.verify import verify_table
 from tests.reference import ur_rules
 
 @pytest.mark.parametrize("name,pieces,max_total", SMALL)
@@ -231,7 +231,7 @@ def test_solve_command_summary_and_refusals(tmp_path, capsys):
 
 
 def test_huge_page_arrays_are_ordinary_writable_arrays():
-    from solver import hugepages
+    from tabula.solver import hugepages
     for shape in [(3,), (2**20, 3)]:  # below and above the 2 MiB where huge pages start
         array = hugepages.full(shape, 0.5, np.float64)
         assert array.shape == shape and array.dtype == np.float64 and (array == 0.5).all()

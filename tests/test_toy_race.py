@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from games import get_game
-from solver.table import Table
+from tabula.games import get_game
+from tabula.solver.table import Table
 from tabula.cli import main
 
 

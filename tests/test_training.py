@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from datagen.datafile import DataFile
-from eval.search import decision_worths
-from games.sampling import uniform_positions
+from tabula.datagen.datafile import DataFile
+from tabula.eval.search import decision_worths
+from tabula.games.sampling import uniform_positions
 from tabula.cli import main
-from training.decisions import decisions_for, searched_decisions_for
-from training.evaluate import predict
-from training.model import ValueNet
+from tabula.training.decisions import decisions_for, searched_decisions_for
+from tabula.training.evaluate import predict
+from tabula.training.model import ValueNet
 
 
 def test_short_run_beats_the_mean_and_reports_unseen_error(ur3_run, ur3_data):
@@ -180,7 +180,7 @@ def test_bad_settings_are_one_line_without_lightnings_banners(ur3_data, tmp_path
 
 
 def test_a_data_file_with_an_empty_split_is_refused(tables, tmp_path, capsys):
-    from datagen.generate import generate
+    from tabula.datagen.generate import generate
     data = tmp_path / "tiny.h5"
     generate(tables[("ur", 2)], data, games=0, explore=0.3, uniform=50, seed=1,
              val_frac=0.0, test_frac=0.1, quiet=True)
@@ -209,7 +209,7 @@ def test_every_tensor_of_the_losses_is_made_where_its_inputs_live(tables):
     meta tensor, and mixing it with the CPU batch would fail: the losses must run."""
     import torch
 
-    from training.decisions import decisions_for, searched_decisions_for
+    from tabula.training.decisions import decisions_for, searched_decisions_for
     table = tables[("ur", 3)]
     codes = uniform_positions(table.game, 256, seed=4)
     model = ValueNet("ur", 3, [16], decision_weight=1.0, search_weight=1.0, bf16_epochs=1)

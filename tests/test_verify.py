@@ -7,7 +7,7 @@ import h5py
 import numpy as np
 import pytest
 
-from infra.manifest import COMMON, missing_fields
+from tabula.infra.manifest import COMMON, missing_fields
 from tabula.cli import main
 
 

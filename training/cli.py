@@ -13,8 +13,8 @@ from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.loggers import CSVLogger
 
-from datagen.datafile import DataError
-from infra.provenance import code_version, machine
+from tabula.datagen.datafile import DataError
+from tabula.infra.provenance import code_version, machine
 
 from .curves import plot_learning_curve
 from .data import ValueData

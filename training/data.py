@@ -10,7 +10,7 @@ import lightning as L
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from datagen.datafile import DataError, DataFile
+from tabula.datagen.datafile import DataError, DataFile
 
 SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
 
@@ -47,9 +47,9 @@ class SplitBatches(Dataset):
         if not (self.decisions or self.searched):
             return batch
         if self._table is None:
-            from solver.table import Table
+            from tabula.solver.table import Table
             self._table = Table(self.table_path)
-        from training.decisions import decisions_for, searched_decisions_for
+        from tabula.training.decisions import decisions_for, searched_decisions_for
         if self.decisions:
             parts = decisions_for(self._table, codes[:self.decisions], seed=i)
             batch["decisions"] = tuple(torch.from_numpy(p) for p in parts)
@@ -104,7 +104,7 @@ class ValueData(L.LightningDataModule):
             raise DataError(f"data.decisions + data.searched ({decisions + searched}) "
                             f"exceed data.batch_size ({batch_size})")
         if table:
-            from solver.table import Table
+            from tabula.solver.table import Table
             sha = Table(table).attrs["sha256"]
             if sha != self.file.attrs["table_sha256"]:
                 raise DataError(f"{table} is not the table {path} was made from")

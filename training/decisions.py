@@ -10,10 +10,10 @@ distribution over a decision's moves with the table's.
 import numpy as np
 from numba import njit, prange
 
-from games.batch import all_throws
-from games.game import OVER
-from games.rng import cumulative, draw_throw, stream_key
-from solver.bellman import move_worth
+from tabula.games.batch import all_throws
+from tabula.games.game import OVER
+from tabula.games.rng import cumulative, draw_throw, stream_key
+from tabula.solver.bellman import move_worth
 
 
 @njit(parallel=True, cache=True)

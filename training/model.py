@@ -5,10 +5,10 @@ import lightning as L
 import torch
 from torch import nn
 
-from games import get_game
-from infra.errors import TabulaError
-from games.game import AGAIN, OVER
-from solver.values import PROBABILITIES, equity_bound, value_names
+from tabula.games import get_game
+from tabula.infra.errors import TabulaError
+from tabula.games.game import AGAIN, OVER
+from tabula.solver.values import PROBABILITIES, equity_bound, value_names
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
 LOSSES = ("bce", "mse")

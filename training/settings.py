@@ -2,7 +2,7 @@
 and their defaults (tabula train, the pipeline)."""
 from dataclasses import dataclass
 
-from infra.settings import Settings
+from tabula.infra.settings import Settings
 
 
 @dataclass(frozen=True)

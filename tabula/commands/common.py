@@ -2,9 +2,9 @@
 import argparse
 import json
 
-from games import GAMES, PositionError, get_game, pieces_help
-from games.game import layer_pair
-from infra.settings import MAX_SEED
+from tabula.games import GAMES, PositionError, get_game, pieces_help
+from tabula.games.game import layer_pair
+from tabula.infra.settings import MAX_SEED
 
 
 class UsageError(Exception):
@@ -101,8 +101,8 @@ def open_table(args):
     """The table of --table, checked against GAME and --pieces; None without --table."""
     if not getattr(args, "table", None):
         return None
-    from solver.race_table import RaceTable
-    from solver.table import Table
+    from tabula.solver.race_table import RaceTable
+    from tabula.solver.table import Table
     if args.game not in GAMES:
         get_game(args.game)  # raises the unknown-game message
     if get_game(args.game).race is not None:   # a race whose sides never meet

@@ -3,7 +3,7 @@ import json
 import sys
 from pathlib import Path
 
-from datagen.settings import DatagenSettings as D
+from tabula.datagen.settings import DatagenSettings as D
 
 from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
                      open_table, seed)
@@ -46,7 +46,7 @@ def run(args):
     check_output(out, args.force)
     D.check({"games": args.games, "uniform": args.uniform, "explore": args.explore,
              "val_frac": args.val_frac, "test_frac": args.test_frac}, "--")
-    from datagen.generate import generate
+    from tabula.datagen.generate import generate
     table = open_table(args)
     if table.game.race is not None and args.alternatives:
         raise UsageError(f"{table.game.name}: --alternatives is not available for race tables")

@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from eval.settings import ReportSettings
+from tabula.eval.settings import ReportSettings
 
 from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args,
                      open_table, seed)
@@ -72,8 +72,8 @@ def _table_and_game(args):
 
 
 def run_regret(args):
-    from eval.measures import regret
-    from eval.players import make_player
+    from tabula.eval.measures import regret
+    from tabula.eval.players import make_player
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
     if game.race is not None:
@@ -95,7 +95,7 @@ def run_regret(args):
 
 def _race_regret(args, game, table):
     """Races with the doubling cube: checker play and cube decisions scored apart."""
-    from eval.cube_regret import cube_player, cube_regret
+    from tabula.eval.cube_regret import cube_player, cube_regret
     result = cube_regret(game, table, cube_player(args.player, table), args.games, args.seed,
                          quiet=args.quiet).summary
     if args.json:
@@ -111,8 +111,8 @@ def _race_regret(args, game, table):
 
 
 def run_match(args):
-    from eval.measures import match
-    from eval.players import make_player
+    from tabula.eval.measures import match
+    from tabula.eval.players import make_player
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
@@ -132,7 +132,7 @@ def run_match(args):
 
 
 def run_report(args):
-    from eval.report import STANDARD_PLAYERS, write_report
+    from tabula.eval.report import STANDARD_PLAYERS, write_report
     ReportSettings.check({"games": args.games}, "--")
     out = Path(args.out)
     if (out / "REPORT.md").exists() and not args.force:

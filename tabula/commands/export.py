@@ -2,7 +2,7 @@
 import json
 from pathlib import Path
 
-from export.settings import ExportSettings
+from tabula.export.settings import ExportSettings
 
 from .common import UsageError, check_output
 
@@ -29,7 +29,7 @@ def run(args):
     if out.suffix != ".onnx":
         raise UsageError("--out must end in .onnx")
     check_output(out, force=True)   # an export replaces its earlier files
-    from export.onnx_export import export
+    from tabula.export.onnx_export import export
     results = export(args.checkpoint, out, int8=args.int8)
     if args.json:
         print(json.dumps(results))

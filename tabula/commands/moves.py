@@ -1,7 +1,7 @@
 """tabula moves: the legal moves of a position for a throw."""
 import json
 
-from games import PositionError
+from tabula.games import PositionError
 
 from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args,
                      open_table, parse_position, parse_throw, read_jsonl, throw_text)
@@ -50,8 +50,11 @@ def describe(game, code, throw, answer):
                                          (m["again"], "throws again")) if flag]
         source, target = game.square_label(m["from"]), game.square_label(m["to"])
         value = f"  value {m['value']:.6f}" if "value" in m else ""
-        if "equity" in m:
-            value = f"  equity {m['equity']['cubeless']:+.6f} (cubeless)"
+        if "equity" in m:   # a race: the move is where the mover's checkers end up
+            e = m["equity"]
+            lines.append(f"  {i}. to {m['position']['opp']}  {', '.join(notes):<14}equity "
+                         f"{e['cubeless']:+.6f} cubeless, {e['centered']:+.6f} cube centred")
+            continue
         lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14}{value} "
                      f"then {json.dumps(m['position'])}")
     return "\n".join(lines)

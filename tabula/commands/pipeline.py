@@ -18,8 +18,8 @@ def add_parser(sub):
 
 
 def run(args):
-    from eval.cube_report import cube_summary_table
-    from eval.report import summary_table
+    from tabula.eval.cube_report import cube_summary_table
+    from tabula.eval.report import summary_table
     config = load_config(args.config)
     summary = run_pipeline(config, log=(lambda *_: None) if args.json else print)
     if args.json:

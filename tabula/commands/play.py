@@ -1,5 +1,5 @@
 """tabula play: play in the terminal against the computer or a friend."""
-from games import GAMES, get_game
+from tabula.games import GAMES, get_game
 
 from .common import add_game_arguments, game_from_args, open_table, seed
 
@@ -44,9 +44,9 @@ def run(args):
 
 def _play_with_the_cube(args, game):
     """Races with the doubling cube (bear-offs): a money game (tabula/cube_play.py)."""
-    from eval.cube_regret import net_player, table_player
-    from export.model_file import OnnxValueModel
-    from infra.errors import TabulaError
+    from tabula.eval.cube_regret import net_player, table_player
+    from tabula.export.model_file import OnnxValueModel
+    from tabula.infra.errors import TabulaError
     from tabula.cube_play import play_cube_game
     from tabula.play import Console
     from tabula.session import playable_pieces, shipped_model
@@ -74,7 +74,7 @@ def _play_with_the_cube(args, game):
 
 def build_session(args, game):
     """The session of `tabula play`: the seats, the computer's player, the judge."""
-    from export.model_file import OnnxValueModel
+    from tabula.export.model_file import OnnxValueModel
     from tabula.session import playable_pieces, shipped_model, start_session
     if args.pieces is None and not args.model and not args.table:
         game = get_game(game.name, playable_pieces(game.name))

@@ -29,11 +29,11 @@ def run(args):
         raise UsageError("--port must lie between 1 and 65535")
     import uvicorn
 
-    from export.model_file import OnnxValueModel
+    from tabula.export.model_file import OnnxValueModel
     from tabula.web import create_app
     table = None
     if args.table:
-        from solver.table import Table
+        from tabula.solver.table import Table
         table = Table(args.table)
     models = {}
     for path in args.model:

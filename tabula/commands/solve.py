@@ -3,7 +3,7 @@ import json
 import sys
 from pathlib import Path
 
-from solver.settings import SolveSettings
+from tabula.solver.settings import SolveSettings
 
 from .common import UsageError, add_game_arguments, check_output, game_from_args
 
@@ -35,7 +35,7 @@ def add_parser(sub):
 
 
 def run(args):
-    from solver.layered import SolveError, solve
+    from tabula.solver.layered import SolveError, solve
     game = game_from_args(args)
     out = Path(args.out)
     check_output(out, args.force)
@@ -81,7 +81,7 @@ def _check_threads(threads):
 
 def _solve_race(game, out, args):
     """A race whose sides never meet: one pass, with gammons and the doubling cube."""
-    from solver.race_table import solve_race
+    from tabula.solver.race_table import solve_race
     if args.max_total is not None:
         raise UsageError(f"--max-total is not for {game.name}: its table is solved whole")
     _check_threads(args.threads)

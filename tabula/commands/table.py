@@ -30,7 +30,7 @@ def add_parser(sub):
 
 
 def run_info(args):
-    from solver.table import Table
+    from tabula.solver.table import Table
     table = Table(args.file)
     attrs = dict(table.attrs)
     attrs["layers"] = json.loads(attrs["layers"])
@@ -59,7 +59,7 @@ def run_info(args):
 
 
 def run_verify(args):
-    from solver.verify import verify_table
+    from tabula.solver.verify import verify_table
     report = verify_table(args.file, sample=args.sample)
     lines = [f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
              f"worst residual {report['max_residual']:.2e} on samples "

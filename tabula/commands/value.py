@@ -1,7 +1,7 @@
 """tabula value: a position's exact value from a solved table."""
 import json
 
-from games import PositionError
+from tabula.games import PositionError
 
 from .common import (UsageError, add_game_arguments, add_table_argument, open_table,
                      parse_position, read_jsonl)

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import h5py
 
-from infra.errors import TabulaError
+from tabula.infra.errors import TabulaError
 
 from .common import print_json_or_text
 
@@ -82,15 +82,15 @@ def _link(checks, what, expected, path, read_sha, given):
 
 
 def _table_sha(path):
-    from solver.race_table import FORMAT, RaceTable
-    from solver.table import Table
+    from tabula.solver.race_table import FORMAT, RaceTable
+    from tabula.solver.table import Table
     with h5py.File(path, "r") as f:
         race = f.attrs.get("format") == FORMAT
     return (RaceTable if race else Table)(path).attrs["sha256"]
 
 
 def _data(path):
-    from datagen.datafile import DataFile
+    from tabula.datagen.datafile import DataFile
     return DataFile(path)
 
 
@@ -120,10 +120,10 @@ def run(args):
 
 def _check_kind(kind, path, args, checks, own):
     if kind == "table":
-        from solver.verify import verify_table
+        from tabula.solver.verify import verify_table
         own(verify_table(path, sample=args.sample), "table: checksum, residuals, schema")
     elif kind == "race table":
-        from solver.race_table import RaceTable
+        from tabula.solver.race_table import RaceTable
         own(RaceTable(path).verify(), "race table: checksums, schema")
     elif kind == "data":
         data = _data(path)
@@ -132,7 +132,7 @@ def _check_kind(kind, path, args, checks, own):
         _link(checks, "data -> table", data.attrs["table_sha256"], table, _table_sha,
               bool(args.table))
     elif kind == "model":
-        from export.model_file import OnnxValueModel
+        from tabula.export.model_file import OnnxValueModel
         model = OnnxValueModel(path, check_manifest=False)
         model.manifest = model.read_manifest(check_sha=False)   # the check reports it
         own(model.verify(), "model: SHA-256 against the manifest, values, schema")
@@ -146,7 +146,7 @@ def _check_kind(kind, path, args, checks, own):
         _link(checks, "model -> table", manifest.get("table_sha256"), table, _table_sha,
               bool(args.table))
     else:
-        from eval.report import verify_report
+        from tabula.eval.report import verify_report
         report = verify_report(path)
         own(report, "report: schema, REPORT.md and plots")
         _link(checks, "report -> table", report["provenance"].get("table_sha256"),

@@ -20,11 +20,11 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from games.combinatorics import BINOM, colex_rank, colex_unrank, popcount
-from games.features import bit_planes, concat, weighted_sum
-from games.game import AGAIN, LAYER_STRIDE, OVER, Game, PositionError
-from games.heuristic import TEMPO, logistic
-from games.progress import squares_sum
+from tabula.games.combinatorics import BINOM, colex_rank, colex_unrank, popcount
+from tabula.games.features import bit_planes, concat, weighted_sum
+from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, Game, PositionError
+from tabula.games.heuristic import TEMPO, logistic
+from tabula.games.progress import squares_sum
 
 NAME = "toyrace"
 RULES = "toy"
