@@ -40,7 +40,9 @@ LAYER_STRIDE = 16  # layer id = a * LAYER_STRIDE + b: up to 15 pieces a side
 N_LAYER_IDS = LAYER_STRIDE * LAYER_STRIDE
 AGAIN = 1 << 10   # move info flag: the mover throws again
 OVER = 1 << 11    # move info flag: the move won the game
-RULES_DOCS = Path(__file__).resolve().parent.parent / "docs" / "rules"  # the built-in games'
+# the built-in games' rules for people: docs/rules/, which is tabula/rules in the
+# repository (a link) and in the installed package alike
+RULES_DOCS = Path(__file__).parent.parent / "rules"
 
 
 class PositionError(TabulaError):

@@ -14,6 +14,7 @@ from tabula.eval.search import decision_form
 from tabula.export.model_file import OnnxValueModel
 from tabula.games import get_game
 from tabula.solver.bellman import table_move_worths
+from tabula.solver.race_table import FORMAT as RACE_FORMAT
 from tabula.solver.race_table import RaceTable
 from tabula.solver.table import Table
 
@@ -26,9 +27,17 @@ def game(name: str, pieces: int | None = None):
     return get_game(name, pieces)
 
 
-def open_table(path) -> Table:
-    """A solved table (tabula solve), memory-mapped."""
-    return Table(path)
+def open_table(path) -> Table | RaceTable:
+    """A solved table (tabula solve), memory-mapped; a race table (bear-offs, with the
+    cube) read into memory."""
+    import h5py
+    from .infra.errors import TabulaError
+    try:
+        with h5py.File(path, "r") as f:
+            race = f.attrs.get("format") == RACE_FORMAT
+    except OSError:
+        raise TabulaError(f"{path} is not a readable table file") from None
+    return RaceTable(path) if race else Table(path)
 
 
 def _code(game, position) -> int:
@@ -39,9 +48,12 @@ def _code(game, position) -> int:
     return game.position_from_json(position)
 
 
-def value(table: Table, position) -> float:
+def value(table: Table | RaceTable, position) -> float | dict:
     """The exact winning chance of the player about to throw (position: its JSON form,
-    'start', or a packed code)."""
+    'start', or a packed code); from a race table, what `tabula value --json` prints:
+    the cubeless chances, the equities in each cube state and the cube action."""
+    if isinstance(table, RaceTable):
+        return table.answer(_code(table.game, position))
     return table.value(_code(table.game, position))
 
 

@@ -21,7 +21,7 @@ from tabula.infra.errors import TabulaError
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
           "master": "the table's perfect play (with a table), else the network with search"}
-MODELS = Path(__file__).resolve().parent.parent / "models"
+MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
 
 
 class SessionError(TabulaError):

@@ -56,7 +56,8 @@ def test_the_old_import_paths_are_the_same_modules():
 
 def test_the_distribution_installs_one_namespace(tmp_path):
     """The wheel holds tabula/ only (tabula.games, tabula.solver, ...), no generic
-    top-level names, and the packages below tabula with their files."""
+    top-level names, and the packages below tabula with their files, the rules for
+    people and the shipped models."""
     import zipfile
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
                            "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
@@ -68,5 +69,7 @@ def test_the_distribution_installs_one_namespace(tmp_path):
         (".dist-info", ".data"))}
     assert top == {"tabula"}, top
     for module in ("tabula/games/ur.py", "tabula/solver/two_sided.py", "tabula/infra/errors.py",
-                   "tabula/eval/cube_regret.py", "tabula/static/index.html"):
+                   "tabula/eval/cube_regret.py", "tabula/static/index.html",
+                   "tabula/rules/ur.md", "tabula/rules/bearoff.md", "tabula/models/ur7.onnx",
+                   "tabula/models/bearoff10.json"):
         assert module in names, module
