@@ -1,15 +1,12 @@
 """The report of races with the doubling cube (tabula pipeline, race games): each
 player's losses in checker play and cube decisions (eval/cube_regret.py), written as
 REPORT.md, results.json and PNG plots with provenance, like eval/report.py's."""
-import json
 from pathlib import Path
 
 import numpy as np
 
-from tabula.infra.manifest import stamp
-
 from .cube_regret import cube_player, cube_regret
-from .report import FORMAT, FORMAT_VERSION, short_name
+from .report import plot_loss_distribution, short_name, write_report_files
 
 COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
            ("loss_per_game_points", "loss/game (pts)", "{:.4f}"),
@@ -35,29 +32,16 @@ def write_cube_report(game, table, specs, games, seed, out: Path, quiet=True) ->
     specs = [s for s in specs if s == "perfect" or s.startswith("net:")]
     results = [cube_regret(game, table, cube_player(spec, table), games, seed, quiet)
                for spec in specs]
-    rows = [r.summary for r in results]
-    provenance = {**stamp(FORMAT, FORMAT_VERSION, game), "table": str(table.path),
-                  "table_sha256": table.attrs["sha256"], "games": games, "seed": seed}
     _plots(results, out)
-    (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
-                                                 indent=2) + "\n")
-    models = "".join(f"- {short_name(r['player'])}: `{r['player']}`, model SHA-256 "
-                     f"{r['model_sha256']}\n" for r in rows if r["model_sha256"])
-    (out / "REPORT.md").write_text(
-        f"# How many points each player gives away: {game.name}, {game.pieces} checkers, "
-        f"money play with the doubling cube\n\n"
+    return write_report_files(
+        game, table, [r.summary for r in results], games, seed, out,
+        f"How many points each player gives away: {game.name}, {game.pieces} checkers, "
+        "money play with the doubling cube",
         f"Each player played {games:,} games against itself from random starts with "
         f"{game.pieces} checkers a side, cube centred (seed {seed}). The table scores every "
         "decision, in points at the cube value of the moment: checker play by the best "
         "move's equity less the chosen one's, cube decisions (double or not, take or pass) "
-        "likewise. An error is a loss above 1e-6.\n\n"
-        f"{cube_summary_table(rows)}\n\n![loss per game](loss_per_game.png)\n\n"
-        f"![loss distribution](loss_distribution.png)\n\n## Provenance\n\n"
-        f"- table `{table.path}`, SHA-256 {provenance['table_sha256']}\n{models}"
-        f"- code {provenance['code_version']}, {provenance['created']}\n"
-        f"- machine {provenance['machine']['cpu']}, {provenance['machine']['cores']} cores\n")
-    return {"out": str(out), "players": rows, "provenance": provenance,
-            "table_markdown": cube_summary_table(rows)}
+        "likewise. An error is a loss above 1e-6.", cube_summary_table)
 
 
 def _plots(results, out: Path):
@@ -77,19 +61,4 @@ def _plots(results, out: Path):
     fig.tight_layout()
     fig.savefig(out / "loss_per_game.png", dpi=110)
     plt.close(fig)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    bins = np.logspace(-5, 1, 49)
-    for name, r, style in zip(names, results, ["-", "--", ":", "-."] * 4):
-        errors = r.loss_points[r.loss_points > 1e-5]
-        if len(errors):
-            ax.hist(errors, bins=bins, histtype="step", linewidth=1.6, linestyle=style,
-                    label=name)
-    ax.set_xscale("log")
-    ax.set_xlabel("loss of a wrong decision (points, log scale)")
-    ax.set_ylabel("decisions")
-    ax.set_title("How large the mistakes are")
-    if ax.get_legend_handles_labels()[0]:
-        ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "loss_distribution.png", dpi=110)
-    plt.close(fig)
+    plot_loss_distribution(names, [r.loss_points for r in results], 1e-5, 1, out)

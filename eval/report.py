@@ -47,28 +47,34 @@ def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict
     results = []
     for spec in specs:
         results.append(regret(game, table, make_player(spec, game, table), games, seed, quiet))
-    rows = [r.summary for r in results]
+    _plots(results, out)
+    return write_report_files(
+        game, table, [r.summary for r in results], games, seed, out,
+        f"How much winning chance each player gives away: {game.name}, pieces={game.pieces}",
+        f"Each player played {games:,} games against the perfect player (first throw "
+        f"alternating, seed {seed}). For every decision with two or more legal moves the "
+        f"table gives the loss: the best move's winning chance minus the chosen move's, "
+        f"in percentage points. An error is a loss above 2e-6.", summary_table)
+
+
+def write_report_files(game, table, rows, games, seed, out: Path, title: str, method: str,
+                       table_of) -> dict:
+    """results.json (provenance and rows) and REPORT.md (title, method, the rows as
+    table_of(rows) makes them, the plots, provenance) of a report whose plots are in."""
     provenance = {**stamp(FORMAT, FORMAT_VERSION, game), "table": str(table.path),
                   "table_sha256": table.attrs["sha256"], "games": games, "seed": seed}
-    _plots(results, out)
     (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
                                                  indent=2) + "\n")
     models = "".join(f"- {short_name(r['player'])}: `{r['player']}`, model SHA-256 "
                      f"{r['model_sha256']}\n" for r in rows if r["model_sha256"])
     (out / "REPORT.md").write_text(
-        f"# How much winning chance each player gives away: {game.name}, "
-        f"pieces={game.pieces}\n\n"
-        f"Each player played {games:,} games against the perfect player (first throw "
-        f"alternating, seed {seed}). For every decision with two or more legal moves the "
-        f"table gives the loss: the best move's winning chance minus the chosen move's, "
-        f"in percentage points. An error is a loss above 2e-6.\n\n"
-        f"{summary_table(rows)}\n\n![loss per game](loss_per_game.png)\n\n"
-        f"![loss distribution](loss_distribution.png)\n\n## Provenance\n\n"
+        f"# {title}\n\n{method}\n\n{table_of(rows)}\n\n![loss per game](loss_per_game.png)"
+        f"\n\n![loss distribution](loss_distribution.png)\n\n## Provenance\n\n"
         f"- table `{table.path}`, SHA-256 {provenance['table_sha256']}\n{models}"
         f"- code {provenance['code_version']}, {provenance['created']}\n"
         f"- machine {provenance['machine']['cpu']}, {provenance['machine']['cores']} cores\n")
     return {"out": str(out), "players": rows, "provenance": provenance,
-            "table_markdown": summary_table(rows)}
+            "table_markdown": table_of(rows)}
 
 
 def verify_report(folder: Path) -> dict:
@@ -109,14 +115,23 @@ def _plots(results, out: Path):
     fig.tight_layout()
     fig.savefig(out / "loss_per_game.png", dpi=110)
     plt.close(fig)
+    plot_loss_distribution(names, [r.loss_points for r in results], 2e-4, 2, out)
+
+
+def plot_loss_distribution(names, losses, smallest: float, largest_power: int, out: Path):
+    """loss_distribution.png: a histogram (log scale) of each player's losses above
+    `smallest`, in line styles that stay apart where the curves overlap."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
     fig, ax = plt.subplots(figsize=(8, 4.5))
-    bins = np.logspace(-4, 2, 49)
+    bins = np.logspace(np.log10(smallest), largest_power, 49)
     styles = ["-", "--", ":", "-."]
-    for i, r in enumerate(results):
-        errors = r.loss_points[r.loss_points > 2e-4]
+    for i, (name, points) in enumerate(zip(names, losses)):
+        errors = points[points > smallest]
         if len(errors):
             ax.hist(errors, bins=bins, histtype="step", linewidth=1.6,
-                    linestyle=styles[i % len(styles)], label=names[i])
+                    linestyle=styles[i % len(styles)], label=name)
     ax.set_xscale("log")
     ax.set_xlabel("loss of a wrong decision (points, log scale)")
     ax.set_ylabel("decisions")

@@ -17,7 +17,8 @@ from numba import njit
 
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .features import concat, field, one_hot
-from .game import LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError, Race
+from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError, Race,
+                   check_json_object, whole_numbers)
 from .heuristic import logistic
 
 NAME = "bearoff"
@@ -254,18 +255,12 @@ def to_json(code: int) -> dict:
 
 
 def from_json(obj, pieces: int) -> int:
-    if not isinstance(obj, dict):
-        raise PositionError('a bear-off position is a JSON object {"me": [c1, ..., c6], '
-                            '"opp": [c1, ..., c6]} (checkers on points 1..6)')
-    unknown = sorted(set(obj) - {"me", "opp"})
-    if unknown:
-        raise PositionError(f"unknown key(s) {', '.join(unknown)} in bear-off position; "
-                            "keys are me, opp")
+    check_json_object(obj, ("me", "opp"), "a bear-off position",
+                      '{"me": [c1, ..., c6], "opp": [c1, ..., c6]} (checkers on points 1..6)')
     sides = []
     for key in ("me", "opp"):
-        counts = obj.get(key)
-        if not isinstance(counts, list) or len(counts) != POINTS or not all(
-                isinstance(c, int) and not isinstance(c, bool) for c in counts):
+        counts = obj[key]
+        if not whole_numbers(counts) or len(counts) != POINTS:
             raise PositionError(f'"{key}" must be a list of six whole numbers: the checkers '
                                 'on points 1..6')
         if any(c < 0 for c in counts):

@@ -49,6 +49,26 @@ class PositionError(TabulaError):
     """A position (or throw) that cannot occur under the game's rules."""
 
 
+def check_json_object(obj, keys: tuple, what: str, shape: str):
+    """A position's JSON must be an object with exactly `keys` (what: "a Senet
+    position"; shape: how it is written, for the message)."""
+    if not isinstance(obj, dict):
+        raise PositionError(f"{what} is a JSON object {shape}")
+    unknown = sorted(set(obj) - set(keys))
+    if unknown:
+        raise PositionError(f"unknown key(s) {', '.join(unknown)} in {what}; keys are "
+                            f"{', '.join(keys)}")
+    missing = [k for k in keys if k not in obj]
+    if missing:
+        raise PositionError(f"{what} lacks key(s) {', '.join(missing)}")
+
+
+def whole_numbers(value) -> bool:
+    """A JSON list of whole numbers (not true/false, not 2.5)."""
+    return isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value)
+
+
 @njit(cache=True)
 def worth(info, value):
     """The mover's winning chance after a move with packed `info`, given `value`, the

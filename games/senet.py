@@ -17,7 +17,8 @@ from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extra
                            lowest_bit_index, popcount)
 from .features import bit_planes, concat, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError
+from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError,
+                   check_json_object, whole_numbers)
 from .progress import squares_sum
 
 NAME = "senet"
@@ -189,17 +190,11 @@ def to_json(code: int) -> dict:
 
 
 def from_json(obj, pieces: int) -> int:
-    if not isinstance(obj, dict):
-        raise PositionError('a Senet position is a JSON object {"me": [...], "opp": [...]}')
-    unknown = sorted(set(obj) - {"me", "opp"})
-    if unknown:
-        raise PositionError(f"unknown key(s) {', '.join(unknown)} in Senet position; "
-                            "keys are me, opp")
+    check_json_object(obj, ("me", "opp"), "a Senet position", '{"me": [...], "opp": [...]}')
     masks = []
     for side in ("me", "opp"):
-        squares = obj.get(side)
-        if not isinstance(squares, list) or not all(
-                isinstance(s, int) and not isinstance(s, bool) for s in squares):
+        squares = obj[side]
+        if not whole_numbers(squares):
             raise PositionError(f'"{side}" must be a list of square numbers 1..30')
         bad = [s for s in squares if not 1 <= s <= SQUARES]
         if bad:

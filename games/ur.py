@@ -22,7 +22,8 @@ from numba import njit
 from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
 from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError
+from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError,
+                   check_json_object, whole_numbers)
 from .progress import squares_sum
 
 NAME = "ur"
@@ -214,20 +215,11 @@ _KEYS = ("me", "me_waiting", "opp", "opp_waiting")
 
 
 def from_json(obj, pieces: int) -> int:
-    if not isinstance(obj, dict):
-        raise PositionError(f"an Ur position is a JSON object with keys {', '.join(_KEYS)}")
-    unknown = sorted(set(obj) - set(_KEYS))
-    if unknown:
-        raise PositionError(f"unknown key(s) {', '.join(unknown)} in Ur position; "
-                            f"keys are {', '.join(_KEYS)}")
-    missing = [k for k in _KEYS if k not in obj]
-    if missing:
-        raise PositionError(f"Ur position lacks key(s) {', '.join(missing)}")
+    check_json_object(obj, _KEYS, "an Ur position", f"with keys {', '.join(_KEYS)}")
     masks = []
     for side in ("me", "opp"):
         squares = obj[side]
-        if not isinstance(squares, list) or not all(
-                isinstance(s, int) and not isinstance(s, bool) for s in squares):
+        if not whole_numbers(squares):
             raise PositionError(f'"{side}" must be a list of square numbers 1..14')
         bad = [s for s in squares if not 1 <= s <= TRACK]
         if bad:

@@ -110,19 +110,11 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
 
 
 def _ask(console, prompt, choices, judge, state, facing_double=False):
-    while True:
-        answer = console.ask(prompt)
-        if answer is None or answer in ("q", "quit"):
-            console.say("bye")
-            return None
-        if answer in choices:
-            return answer
-        if answer == "rules":
-            console.say(state.game.rules_text())
-        elif answer == "?":
-            console.say(_cube_hint(judge, state, facing_double))
-        else:
-            console.say(f"  '{answer[:40]}': type one of {', '.join(choices)}")
+    return console.choose(
+        prompt, lambda answer: answer if answer in choices else None,
+        {"rules": lambda: console.say(state.game.rules_text()),
+         "?": lambda: console.say(_cube_hint(judge, state, facing_double))},
+        f"is not an answer here: type one of {', '.join(choices)}")
 
 
 def _cube_hint(judge, state, facing_double) -> str:
@@ -141,20 +133,14 @@ def _cube_hint(judge, state, facing_double) -> str:
 def _ask_move(console, game, state, codes, overs, win, judge):
     for j, code in enumerate(codes, 1):
         console.say(f"  {j}: to {game.to_json(int(code))['opp']}")
-    while True:
-        answer = console.ask(f"your move (1-{len(codes)}, ? for a hint, q to quit): ")
-        if answer is None or answer in ("q", "quit"):
-            console.say("bye")
-            return None
-        if answer == "?":
-            if judge is None:
-                console.say("  no hint without --table")
-                continue
-            equity = move_equities(judge.values_of, codes, overs, state.state(), win)
-            for j in np.argsort(-equity):
-                console.say(f"  {j + 1}: equity {equity[j]:+.4f} per unit of cube")
-            continue
-        if answer.isascii() and answer.isdigit() and len(answer) < 4 and \
-                1 <= int(answer) <= len(codes):
-            return int(answer) - 1
-        console.say(f"  '{answer[:40]}' is not a move number: type 1 to {len(codes)}")
+
+    def hint():
+        if judge is None:
+            console.say("  no hint without --table")
+            return
+        equity = move_equities(judge.values_of, codes, overs, state.state(), win)
+        for j in np.argsort(-equity):
+            console.say(f"  {j + 1}: equity {equity[j]:+.4f} per unit of cube")
+
+    return console.choose_move(f"your move (1-{len(codes)}, ? for a hint, q to quit): ",
+                               len(codes), {"?": hint})

@@ -18,6 +18,33 @@ class Console:
         line = self.inp.readline()
         return None if line == "" else line.strip().lower()
 
+    def choose(self, prompt, accept, commands: dict, mend: str):
+        """What accept(answer) makes of the person's answer; None when they quit. An
+        answer in `commands` runs it (a hint, the rules) and asks again; one that
+        accept refuses (None) gets `mend` and asks again."""
+        while True:
+            answer = self.ask(prompt)
+            if answer is None or answer in ("q", "quit"):
+                self.say("bye")
+                return None
+            if answer in commands:
+                commands[answer]()
+                continue
+            chosen = accept(answer)
+            if chosen is not None:
+                return chosen
+            self.say(f"  '{answer[:40]}' {mend}")
+
+    def choose_move(self, prompt, count: int, commands: dict) -> int | None:
+        """A move number 1..count typed by the person, as an index (see choose)."""
+        def accept(answer):
+            if answer.isascii() and answer.isdigit() and len(answer) < 6 and \
+                    1 <= int(answer) <= count:
+                return int(answer) - 1
+            return None
+        return self.choose(prompt, accept, commands,
+                           f"is not a move number: type a number from 1 to {count}")
+
 
 def opening(session) -> str:
     game = session.game
@@ -75,27 +102,18 @@ def _ask_move(session, console):
     moves = session.moves
     for j, m in enumerate(moves, 1):
         console.say(f"  {j}: {session.describe(m)}")
-    while True:
-        answer = console.ask(f"your move (1-{len(moves)}, ? for a hint, rules, q to quit): ")
-        if answer is None or answer in ("q", "quit"):
-            console.say("bye")
-            return None
-        if answer == "rules":
-            console.say(session.game.rules_text())
-            continue
-        if answer == "?":
-            try:
-                hint = session.hint()
-            except SessionError as err:
-                console.say(f"  {err}: give --table or --model")
-                continue
-            console.say(f"  moves from best to worst ({hint['source']}):")
-            for m in hint["moves"]:
-                console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
-                            f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")
-            continue
-        if answer.isascii() and answer.isdigit() and len(answer) < 6 and \
-                1 <= int(answer) <= len(moves):
-            return int(answer) - 1
-        console.say(f"  '{answer[:40]}' is not a move number: type a number from 1 to "
-                    f"{len(moves)}")
+
+    def hint():
+        try:
+            hint = session.hint()
+        except SessionError as err:
+            console.say(f"  {err}: give --table or --model")
+            return
+        console.say(f"  moves from best to worst ({hint['source']}):")
+        for m in hint["moves"]:
+            console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
+                        f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")
+
+    return console.choose_move(
+        f"your move (1-{len(moves)}, ? for a hint, rules, q to quit): ", len(moves),
+        {"?": hint, "rules": lambda: console.say(session.game.rules_text())})
