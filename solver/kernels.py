@@ -18,8 +18,18 @@ then a gather. An entry is an int32, the move's worth being games.game.worth of:
   -1                     the move wins
   (i << 2) | 0 / 1       U[i]      (the turn passes / the mover throws again)
   (i << 2) | 2 / 3       lower[i]  (a piece borne off: a finished layer), likewise
+  -2 - ((i << 1) | 0/1)  U[i] as it was before the wave (below): a slot of another
+                         chunk of the same wave
 counts[k, t] is the number of entries of throw t for the representative of pair
 k, counts[k, T + t] the same for its mirror; 0 means the throw is forfeited.
+
+The same bytes whatever the thread count: a sweep goes through *waves*, runs of
+chunks whose pairs have the same progress (wave_starts), one after the other; the
+chunks of a wave are swept in parallel, each in order (Gauss-Seidel), and a read
+of another chunk of the same wave takes that value as it was before the wave (a
+copy), never one a thread may be writing. Such reads are tagged in the entries when
+the moves are tabled, so a sweep tests nothing else; moves rarely keep the progress,
+so they are rare and the sweeps stay Gauss-Seidel almost everywhere.
 """
 import numpy as np
 from numba import njit, prange
@@ -29,7 +39,6 @@ from tabula.games.game import AGAIN, OVER, worth
 WIN = -1
 FORFEIT = -2  # in a policy: the throw has no legal move
 CHUNK = 2048  # pairs per parallel work item
-
 
 @njit(parallel=True, cache=True)
 def find_pairs(unrank, rank, mirror, progress, L, M, n_l):
@@ -69,6 +78,7 @@ def sweep_order(is_rep, partner, key, codes):
     reps = np.empty(n, dtype=np.int32)
     partners = np.empty(n, dtype=np.int32)
     rep_codes = np.empty(n, dtype=np.int64)
+    keys = np.empty(n, dtype=np.int32)
     for r in range(len(is_rep)):
         if is_rep[r]:
             slot = bucket[top - key[r]]
@@ -76,7 +86,22 @@ def sweep_order(is_rep, partner, key, codes):
             reps[slot] = r
             partners[slot] = partner[r]
             rep_codes[slot] = codes[r]
-    return reps, partners, rep_codes
+            keys[slot] = key[r]
+    return reps, partners, rep_codes, keys
+
+
+def wave_starts(keys) -> np.ndarray:
+    """The chunks where a wave begins (a chunk whose first pair's progress differs
+    from the previous chunk's first pair's), then the number of chunks. (Waves of
+    several progress values, fewer and larger, made Ur 5 need a third more sweeps.)"""
+    firsts = keys[::CHUNK]
+    begins = np.flatnonzero(np.concatenate([[True], firsts[1:] != firsts[:-1]]))
+    return np.append(begins, len(firsts)).astype(np.int64)
+
+
+def wave_of_chunks(waves) -> np.ndarray:
+    """The wave of each chunk."""
+    return np.repeat(np.arange(len(waves) - 1), np.diff(waves)).astype(np.int32)
 
 
 @njit(cache=True)
@@ -89,23 +114,26 @@ def fill_slots(reps, partners, slot_of):
 
 
 @njit(cache=True)
-def encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset, next_code, info):
-    """The entry of a move (see the module docstring)."""
+def encode_move(layer_of, rank, L, M, n_l, slot_of, lower_offset, wave_of, c, next_code,
+                info):
+    """The entry of a move of chunk c (see the module docstring)."""
     if info & OVER:
         return WIN
     again = 1 if info & AGAIN else 0
     layer = layer_of(next_code)
     r = rank(next_code)
-    if layer == L:
-        return (slot_of[r] << 2) | again
-    if layer == M:
-        return (slot_of[n_l + r] << 2) | again
-    return ((lower_offset[layer] + r) << 2) | 2 | again
+    if layer != L and layer != M:
+        return ((lower_offset[layer] + r) << 2) | 2 | again
+    slot = slot_of[r] if layer == L else slot_of[n_l + r]
+    target = (slot >> 1) // CHUNK
+    if target != c and wave_of[target] == wave_of[c]:
+        return -2 - ((slot << 1) | again)
+    return (slot << 2) | again
 
 
 @njit(parallel=True, cache=True)
 def fill_chunks(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l, rep_codes,
-                slot_of, lower_offset, c0, c1, counts):
+                slot_of, lower_offset, wave_of, c0, c1, counts):
     """Generate the moves of chunks c0 .. c1 - 1 in one pass: their counts go to
     `counts`, their entries, chunk after chunk, to the array returned with the
     number of entries of each chunk. (Each chunk first writes into its own
@@ -127,7 +155,8 @@ def fill_chunks(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l, rep
                     counts[k, side * n_t + t] = n
                     for i in range(n):
                         scratch[pos] = encode_move(layer_of, rank, L, M, n_l, slot_of,
-                                                   lower_offset, out_codes[i], out_info[i])
+                                                   lower_offset, wave_of, c, out_codes[i],
+                                                   out_info[i])
                         pos += 1
                 code = mirror(code)
         sizes[c - c0] = pos - base
@@ -140,17 +169,31 @@ def fill_chunks(moves, mirror, layer_of, rank, throws, max_moves, L, M, n_l, rep
     return entries, sizes
 
 
-@njit(cache=True)
-def _entry_value(U, lower, e):
-    if e == WIN:
-        return worth(OVER, 0.0)
-    i = e >> 2
-    v = U[i] if e & 2 == 0 else np.float64(lower[i])
+@njit(cache=True, inline="always")
+def _entry_value(U, lower, e, frozen, f0):
+    """The worth of entry e; frozen[i - f0] holds slot i as it was before the wave."""
+    if e < 0:
+        if e == WIN:
+            return worth(OVER, 0.0)
+        f = -2 - e
+        return worth(AGAIN if f & 1 else 0, frozen[(f >> 1) - f0])
+    v = U[e >> 2] if e & 2 == 0 else np.float64(lower[e >> 2])
     return worth(AGAIN if e & 1 else 0, v)
 
 
 @njit(cache=True)
-def _throw_values(U, lower, probs, counts, k, first, entries, pos, policy, record):
+def _wave(waves, w, c0, c1, n_pairs):
+    """Chunks of wave w inside c0 .. c1 - 1, and the first slot and slot count of
+    the wave's part there."""
+    a = max(waves[w], c0)
+    b = min(waves[w + 1], c1)
+    first = 2 * a * CHUNK
+    return a, b, first, 2 * min(b * CHUNK, n_pairs) - first
+
+
+@njit(cache=True, inline="always")
+def _throw_values(U, lower, probs, counts, k, first, entries, pos, policy, record, frozen,
+                  f0):
     """Sum over throws of p(t) * best move value, and the probability of forfeiting,
     for one position whose throws' counts start at counts[k, first]. With `record`,
     the best entry of each throw is written to policy[k, first + t]."""
@@ -168,7 +211,7 @@ def _throw_values(U, lower, probs, counts, k, first, entries, pos, policy, recor
         for _ in range(n):
             e = entries[pos]
             pos += 1
-            v = _entry_value(U, lower, e)
+            v = _entry_value(U, lower, e, frozen, f0)
             if v > best:
                 best = v
                 best_entry = e
@@ -178,7 +221,7 @@ def _throw_values(U, lower, probs, counts, k, first, entries, pos, policy, recor
     return total, forfeit, pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _pair_update(U, r, a, q, a2, q2, update):
     """New values of a pair (or, without update, T(U) for both), and the larger change.
     V = a + q (1 - V'), V' = a2 + q2 (1 - V): the forfeits solved exactly."""
@@ -197,50 +240,102 @@ def _pair_update(U, r, a, q, a2, q2, update):
     return d
 
 
-@njit(parallel=True, cache=True, nogil=True)
-def sweep(U, lower, probs, counts, starts, entries, c0, c1, update, policy, record):
-    """One in-place Gauss-Seidel sweep over the pairs of chunks c0 .. c1 - 1 and
-    all their moves (`entries` holds those chunks' entries) with update=True,
-    returning the largest change; or (update=False) the largest Bellman residual
-    |T(U) - U|. With `record`, each throw's best move is kept in `policy` for the
-    cheap sweeps."""
+# inline="always" on the helpers of the sweeps: compiled as calls they made a sweep 3
+# to 8 times slower (measured on Ur 4's unit (4,4))
+@njit(cache=True, inline="always")
+def _sweep_chunk(U, lower, probs, counts, starts, entries, c0, c, update, policy, record,
+                 frozen, f0):
+    """Chunk c of a full sweep, in order; the largest change (or residual)."""
     n_t = len(probs)
-    worst = np.zeros(c1 - c0)
-    for c in prange(c0, c1):
-        pos = starts[c] - starts[c0]
-        w = 0.0
-        for k in range(c * CHUNK, min((c + 1) * CHUNK, counts.shape[0])):
-            a, q, pos = _throw_values(U, lower, probs, counts, k, 0, entries, pos,
-                                      policy, record)
-            a2, q2, pos = _throw_values(U, lower, probs, counts, k, n_t, entries, pos,
-                                        policy, record)
-            w = max(w, _pair_update(U, 2 * k, a, q, a2, q2, update))
-        worst[c - c0] = w
-    return worst.max()
+    n_pairs = counts.shape[0]
+    pos = starts[c] - starts[c0]
+    most = 0.0
+    for k in range(c * CHUNK, min((c + 1) * CHUNK, n_pairs)):
+        x, q, pos = _throw_values(U, lower, probs, counts, k, 0, entries, pos, policy,
+                                  record, frozen, f0)
+        x2, q2, pos = _throw_values(U, lower, probs, counts, k, n_t, entries, pos, policy,
+                                    record, frozen, f0)
+        most = max(most, _pair_update(U, 2 * k, x, q, x2, q2, update))
+    return most
 
 
 @njit(parallel=True, cache=True)
-def policy_sweep(U, lower, probs, policy):
-    """A cheap in-place sweep that re-evaluates only the recorded best moves
-    (modified policy iteration); returns the largest change."""
+def _freeze(U, f0, size, buffer):
+    """The wave's slots as they are before it, in the first `size` places of buffer."""
+    frozen = buffer[:size]
+    for i in prange(size):
+        frozen[i] = U[f0 + i]
+    return frozen
+
+
+def frozen_buffer(waves, n_pairs) -> np.ndarray:
+    """Room for the largest wave's slots (see _freeze), allocated once per unit."""
+    chunks = np.diff(waves).max(initial=1)
+    return np.empty(min(2 * chunks * CHUNK, 2 * n_pairs))
+
+
+@njit(parallel=True, cache=True, nogil=True)
+def sweep(U, lower, probs, counts, starts, entries, c0, c1, update, policy, record, waves,
+          buffer):
+    """One in-place Gauss-Seidel sweep, wave by wave, over the pairs of chunks
+    c0 .. c1 - 1 and all their moves (`entries` holds those chunks' entries) with
+    update=True, returning the largest change; or (update=False) the largest Bellman
+    residual |T(U) - U|. With `record`, each throw's best move is kept in `policy`
+    for the cheap sweeps."""
+    n_pairs = counts.shape[0]
+    worst = np.zeros(c1 - c0)
+    for w in range(len(waves) - 1):
+        a, b, f0, size = _wave(waves, w, c0, c1, n_pairs)
+        if b - a == 1:   # one chunk: nothing to freeze, no thread to start
+            worst[a - c0] = _sweep_chunk(U, lower, probs, counts, starts, entries, c0, a,
+                                         update, policy, record, buffer[:0], 0)
+            continue
+        if update:
+            frozen = _freeze(U, f0, size, buffer)
+        else:   # nothing changes: the wave's slots before it are U's
+            frozen, f0 = U, 0
+        for c in prange(a, b):
+            worst[c - c0] = _sweep_chunk(U, lower, probs, counts, starts, entries, c0, c,
+                                         update, policy, record, frozen, f0)
+    return worst.max()
+
+
+@njit(cache=True, inline="always")
+def _policy_chunk(U, lower, probs, policy, c, frozen, f0):
+    """Chunk c of a cheap sweep, in order; the largest change."""
     n_t = len(probs)
-    n_chunks = (policy.shape[0] + CHUNK - 1) // CHUNK
+    n_pairs = policy.shape[0]
+    most = 0.0
+    for k in range(c * CHUNK, min((c + 1) * CHUNK, n_pairs)):
+        a = q = a2 = q2 = 0.0
+        for t in range(n_t):
+            e = policy[k, t]
+            if e == FORFEIT:
+                q += probs[t]
+            else:
+                a += probs[t] * _entry_value(U, lower, e, frozen, f0)
+            e = policy[k, n_t + t]
+            if e == FORFEIT:
+                q2 += probs[t]
+            else:
+                a2 += probs[t] * _entry_value(U, lower, e, frozen, f0)
+        most = max(most, _pair_update(U, 2 * k, a, q, a2, q2, True))
+    return most
+
+
+@njit(parallel=True, cache=True)
+def policy_sweep(U, lower, probs, policy, waves, buffer):
+    """A cheap in-place sweep, wave by wave as `sweep` goes, that re-evaluates only
+    the recorded best moves (modified policy iteration); returns the largest change."""
+    n_pairs = policy.shape[0]
+    n_chunks = (n_pairs + CHUNK - 1) // CHUNK
     worst = np.zeros(n_chunks)
-    for c in prange(n_chunks):
-        w = 0.0
-        for k in range(c * CHUNK, min((c + 1) * CHUNK, policy.shape[0])):
-            a = q = a2 = q2 = 0.0
-            for t in range(n_t):
-                e = policy[k, t]
-                if e == FORFEIT:
-                    q += probs[t]
-                else:
-                    a += probs[t] * _entry_value(U, lower, e)
-                e = policy[k, n_t + t]
-                if e == FORFEIT:
-                    q2 += probs[t]
-                else:
-                    a2 += probs[t] * _entry_value(U, lower, e)
-            w = max(w, _pair_update(U, 2 * k, a, q, a2, q2, True))
-        worst[c] = w
+    for w in range(len(waves) - 1):
+        a, b, f0, size = _wave(waves, w, 0, n_chunks, n_pairs)
+        if b - a == 1:
+            worst[a] = _policy_chunk(U, lower, probs, policy, a, buffer[:0], 0)
+            continue
+        frozen = _freeze(U, f0, size, buffer)
+        for c in prange(a, b):
+            worst[c] = _policy_chunk(U, lower, probs, policy, c, frozen, f0)
     return worst.max()

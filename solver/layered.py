@@ -94,13 +94,15 @@ class MoveTable:
     cache the reads were several times slower under the solver's memory
     pressure), the next block while the current one is swept."""
 
-    def __init__(self, game, L, M, n_l, rep_codes, slot_of, lower_offset, budget, spill):
+    def __init__(self, game, L, M, n_l, rep_codes, slot_of, lower_offset, waves, budget,
+                 spill):
         n_chunks = -(-len(rep_codes) // kernels.CHUNK)
         self.counts = np.empty((len(rep_codes), 2 * len(game.throws)), dtype=np.uint8)
         self.starts = np.zeros(n_chunks + 1, dtype=np.int64)
         self.spill = None
         memory = hugepages.empty(budget // 4, np.int32)  # pages are taken only when written
-        groups = self._generate(game, L, M, n_l, rep_codes, slot_of, lower_offset)
+        groups = self._generate(game, L, M, n_l, rep_codes, slot_of, lower_offset,
+                                kernels.wave_of_chunks(waves))
         for c0, c1, entries in groups:
             if self.starts[c1] > len(memory):
                 self._write(Path(spill), [memory[:self.starts[c0]], entries], groups)
@@ -116,7 +118,7 @@ class MoveTable:
         largest = max(self.starts[c1] - self.starts[c0] for c0, c1 in self.blocks)
         self.buffers = [_aligned_buffer(4 * largest + 2 * ALIGN) for _ in range(2)]
 
-    def _generate(self, game, L, M, n_l, rep_codes, slot_of, lower_offset):
+    def _generate(self, game, L, M, n_l, rep_codes, slot_of, lower_offset, wave_of):
         """(c0, c1, entries of chunks c0 .. c1 - 1) for successive groups of chunks;
         fills self.counts and self.starts as it goes."""
         room = 4 * kernels.CHUNK * 2 * len(game.throws) * game.max_moves
@@ -127,7 +129,7 @@ class MoveTable:
             entries, sizes = kernels.fill_chunks(
                 game.moves, game.mirror, game.layer_of, game.rank, game.throws,
                 game.max_moves, layer_id(*L), layer_id(*M), n_l, rep_codes, slot_of,
-                lower_offset, c0, c1, self.counts)
+                lower_offset, wave_of, c0, c1, self.counts)
             self.starts[c0 + 1:c1 + 1] = self.starts[c0] + np.cumsum(sizes)
             yield c0, c1, entries
 
@@ -170,12 +172,12 @@ class MoveTable:
             raise SolveError(f"{self.spill} is shorter than the moves written to it")
         return buffer[skip:length].view(np.int32)
 
-    def sweep(self, U, lower, probs, update, policy, record) -> float:
+    def sweep(self, U, lower, probs, update, policy, record, waves, buffer) -> float:
         """kernels.sweep over every block; the largest change (or residual)."""
         if self.spill is None:
             (c0, c1), = self.blocks
             return kernels.sweep(U, lower, probs, self.counts, self.starts, self.entries, c0,
-                                 c1, update, policy, record)
+                                 c1, update, policy, record, waves, buffer)
         worst = 0.0
         fd = _open_direct(self.spill)
         try:
@@ -187,7 +189,7 @@ class MoveTable:
                         pending = reader.submit(self._read, fd, i + 1)
                     worst = max(worst, kernels.sweep(U, lower, probs, self.counts,
                                                      self.starts, entries, c0, c1, update,
-                                                     policy, record))
+                                                     policy, record, waves, buffer))
         finally:
             os.close(fd)
         return worst
@@ -225,14 +227,16 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
     lid, mid = layer_id(*L), layer_id(*M)
     is_rep, partner, key, codes = kernels.find_pairs(game.unrank, game.rank, game.mirror,
                                                      game.progress, lid, mid, n_l)
-    reps, partners, rep_codes = kernels.sweep_order(is_rep, partner, key, codes)
+    reps, partners, rep_codes, keys = kernels.sweep_order(is_rep, partner, key, codes)
     del is_rep, partner, key, codes
+    waves = kernels.wave_starts(keys)
+    del keys
     slot_of = hugepages.empty(n_u, np.int32)
     kernels.fill_slots(reps, partners, slot_of)
     del reps, partners
     n_pairs = len(rep_codes)
     with tempfile.TemporaryDirectory(dir=spill_dir) as folder:
-        move_table = MoveTable(game, L, M, n_l, rep_codes, slot_of, lower_offset,
+        move_table = MoveTable(game, L, M, n_l, rep_codes, slot_of, lower_offset, waves,
                                table_budget, Path(folder) / "moves.int32")
         del rep_codes
         # the sweeps do not need slot_of: on disk meanwhile, it leaves room for them
@@ -240,7 +244,8 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
         del slot_of
         build_seconds = time.time() - t0
         try:
-            result = _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress)
+            result = _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress,
+                                 waves)
         finally:
             move_table.close()
         slot_of = np.load(Path(folder) / "slots.npy")
@@ -259,7 +264,7 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
                       build_seconds, move_table.size, exact)
 
 
-def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress):
+def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress, waves):
     """Modified policy iteration on one unit: a full sweep (all moves, recording
     each throw's best), then up to POLICY_SWEEPS cheap sweeps over the recorded
     moves, until a full sweep changes nothing by more than `tol`; then the
@@ -269,8 +274,9 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress):
     policy = hugepages.empty((n_pairs, 2 * len(game.throws)), np.int32)
     name = f"layer {L}" + (f"+{M}" if M != L else "")
     sweeps, policy_sweeps = 0, 0
+    buffer = kernels.frozen_buffer(waves, n_pairs)
     while True:
-        change = move_table.sweep(U, lower, game.probs, True, policy, True)
+        change = move_table.sweep(U, lower, game.probs, True, policy, True, waves, buffer)
         sweeps += 1
         if progress is not None:
             progress.sweep(name, sweeps, change)
@@ -278,14 +284,14 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress):
             break
         for _ in range(POLICY_SWEEPS):
             policy_sweeps += 1
-            if kernels.policy_sweep(U, lower, game.probs, policy) <= tol:
+            if kernels.policy_sweep(U, lower, game.probs, policy, waves, buffer) <= tol:
                 break
         if sweeps >= MAX_SWEEPS:
             raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
     del policy
     stored = U.astype(np.float32).astype(np.float64)
     residual = move_table.sweep(stored, lower, game.probs, False,
-                                np.empty((0, 0), dtype=np.int32), False)
+                                np.empty((0, 0), dtype=np.int32), False, waves, buffer)
     return U, sweeps, policy_sweeps, float(change), float(residual)
 
 
