@@ -28,10 +28,9 @@ def cube_summary_table(rows) -> str:
 
 
 def write_cube_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict:
+    players = [cube_player(spec, table) for spec in specs]   # refused before any is played
     out.mkdir(parents=True, exist_ok=True)
-    specs = [s for s in specs if s == "perfect" or s.startswith("net:")]
-    results = [cube_regret(game, table, cube_player(spec, table), games, seed, quiet)
-               for spec in specs]
+    results = [cube_regret(game, table, player, games, seed, quiet) for player in players]
     _plots(results, out)
     return write_report_files(
         game, table, [r.summary for r in results], games, seed, out,

@@ -208,6 +208,20 @@ def test_commands(tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 2
     assert main(["solve", "bearoff", "--checkers", "2", "--out", str(out)]) == 2
     assert "exists" in capsys.readouterr().err
+    assert main(["table", "info", str(out), "--json"]) == 0
+    info = json.loads(capsys.readouterr().out)
+    assert info["positions"] == 27 ** 2 and info["values"][0] == "win"
+    assert main(["table", "verify", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["eval", "report", "bearoff", "--checkers", "2", "--table", str(out),
+                 "--out", str(tmp_path / "report"), "--games", "50", "--quiet"]) == 0
+    assert "| perfect | 50 | 0.0000 |" in capsys.readouterr().out
+    assert main(["eval", "report", "bearoff", "--checkers", "2", "--table", str(out),
+                 "--out", str(tmp_path / "r2"), "--players", "heuristic"]) == 2
+    assert "with the cube, players are" in capsys.readouterr().err
+    assert main(["eval", "match", "bearoff", "--checkers", "2", "--table", str(out),
+                 "--a", "perfect", "--b", "perfect"]) == 2
+    assert "use tabula eval regret bearoff" in capsys.readouterr().err
 
 
 def test_a_damaged_race_table_is_refused(tmp_path):

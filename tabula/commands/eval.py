@@ -116,6 +116,10 @@ def run_match(args):
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
+    if game.race is not None:
+        raise UsageError(f"eval match plays games without the cube; {game.name} is played "
+                         f"for money with it: use tabula eval regret {game.name} (every "
+                         "checker play and cube decision scored by the table)")
     result = match(game, make_player(args.a, game, table), make_player(args.b, game, table),
                    args.pairs, args.seed, table=table, quiet=args.quiet)
     if args.json:
@@ -140,8 +144,13 @@ def run_report(args):
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
-    result = write_report(game, table, args.players or STANDARD_PLAYERS, args.games,
-                          args.seed, Path(args.out), quiet=args.quiet)
+    if game.race is not None:   # money play with the cube: checker and cube losses apart
+        from tabula.eval.cube_report import write_cube_report
+        result = write_cube_report(game, table, args.players or ["perfect"], args.games,
+                                   args.seed, Path(args.out), quiet=args.quiet)
+    else:
+        result = write_report(game, table, args.players or STANDARD_PLAYERS, args.games,
+                              args.seed, Path(args.out), quiet=args.quiet)
     if args.json:
         print(json.dumps(result))
         return 0
