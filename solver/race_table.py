@@ -174,6 +174,26 @@ class RaceTable:
                 "owned": -their["unavailable"], "unavailable": -their["owned"]}
 
 
+def memory_needed(game) -> int:
+    """Bytes a two-sided solve holds at its peak: its float32 square arrays (win, the
+    gammon chances where gammons happen, three cubeful equities) and two more while
+    each is turned into the file's layout."""
+    n = game.race.n_sides(game.pieces)
+    return 4 * n * n * (len(value_names(game)) + 2)
+
+
+def check_memory(game):
+    """Refuse a two-sided solve that cannot fit in this machine's memory."""
+    import os
+    needed = memory_needed(game)
+    have = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    if needed > have:
+        raise RaceTableError(
+            f"a two-sided table of {game.name} with {game.pieces} checkers needs about "
+            f"{needed / 2**30:.0f} GiB of memory and this machine has {have / 2**30:.0f} "
+            "GiB: solve fewer checkers, or only the one-sided table (--one-sided)")
+
+
 def solve_race(game, out, threads=None, one_sided=False, quiet=False) -> dict:
     """Solve a race game into the table `out` (written as OUT.partial, then renamed):
     the two-sided values (unless one_sided) and the one-sided distributions."""
@@ -187,6 +207,8 @@ def solve_race(game, out, threads=None, one_sided=False, quiet=False) -> dict:
     from .one_sided import throws_to_bear_off
     from .two_sided import solve_two_sided
 
+    if not one_sided:
+        check_memory(game)
     if threads is not None:
         numba.set_num_threads(threads)
     started = time.time()

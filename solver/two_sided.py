@@ -135,5 +135,10 @@ def solve_two_sided(game, quiet: bool = False) -> dict:
         progress.update(done, note=f"pip total {total}")
     progress.done(f"{done:,} positions")
     place = moves.place
-    return {name: np.ascontiguousarray(values[np.ix_(place, place)].T)
-            for name, values in arrays.items() if values.shape == (n, n)}
+    out = {}
+    for name in list(arrays):   # one array at a time, each freed once turned
+        values = arrays.pop(name)
+        if values.shape == (n, n):
+            out[name] = np.ascontiguousarray(values[np.ix_(place, place)].T)
+        del values
+    return out

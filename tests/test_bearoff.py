@@ -297,3 +297,14 @@ def test_play_with_the_cube_in_the_terminal(tmp_path):
 def test_the_web_app_leaves_cube_games_to_the_terminal():
     from tabula.web import web_games
     assert "bearoff" not in web_games() and "ur" in web_games()
+
+
+def test_a_table_too_large_for_the_machine_is_refused_at_once(tmp_path, capsys):
+    from tabula.cli import main
+    from tabula.solver.race_table import memory_needed
+    needed = memory_needed(get_game("bearoff", 15))
+    assert needed > 64 * 2**30
+    if os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >= needed:
+        pytest.skip("this machine could solve it (for hours)")
+    assert main(["solve", "bearoff", "--checkers", "15", "--out", str(tmp_path / "t.h5")]) == 2
+    assert "--one-sided" in capsys.readouterr().err and not (tmp_path / "t.h5").exists()
