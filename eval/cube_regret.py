@@ -23,6 +23,7 @@ import numpy as np
 from tabula.games.game import OVER
 from tabula.games.rng import cumulative
 from tabula.infra.progress import Progress
+from tabula.solver.two_sided import cube_equity, doubles, takes
 from tabula.solver.values import value_names
 
 CENTERED, OWNED, UNAVAILABLE = "centered", "owned", "unavailable"
@@ -70,12 +71,11 @@ class CubePlayer:
 
     def doubles(self, code, state) -> bool:
         e = self.values_of(np.array([code]))
-        nd, take = e.no_double(state)[0], 2 * e.no_double(UNAVAILABLE)[0]
-        return bool(take >= nd and nd <= 1.0)
+        return doubles(e.no_double(state)[0], e.no_double(UNAVAILABLE)[0])
 
     def takes(self, code) -> bool:
         """Facing a double in `code` (seen by the doubler)."""
-        return bool(2 * self.values_of(np.array([code])).no_double(UNAVAILABLE)[0] < 1.0)
+        return takes(self.values_of(np.array([code])).no_double(UNAVAILABLE)[0])
 
 
 def table_player(table) -> CubePlayer:
@@ -147,12 +147,13 @@ def cube_regret(game, table, player: CubePlayer, games: int, seed: int,
             state = CENTERED if owner is None else (OWNED if owner == seat else UNAVAILABLE)
             if state != UNAVAILABLE:
                 exact = perfect.values_of(np.array([code]))
-                nd, take = exact.no_double(state)[0], min(2 * exact.no_double(UNAVAILABLE)[0], 1)
+                nd, unavailable = exact.no_double(state)[0], exact.no_double(UNAVAILABLE)[0]
                 doubled = player.doubles(code, state)
-                score("cube", max(nd, take) - (take if doubled else nd), cube)
+                chosen = min(2 * unavailable, 1.0) if doubled else nd
+                score("cube", cube_equity(nd, unavailable) - chosen, cube)
                 if doubled:
                     taken = player.takes(code)
-                    taker = -2 * exact.no_double(UNAVAILABLE)[0]
+                    taker = -2 * unavailable
                     score("cube", max(taker, -1.0) - (taker if taken else -1.0), cube)
                     if not taken:
                         points_won += cube if seat == 0 else -cube
@@ -162,8 +163,7 @@ def cube_regret(game, table, player: CubePlayer, games: int, seed: int,
             throw = game.throws[int(np.searchsorted(cum, rng.random(), side="right"))]
             n = game.moves(np.int64(code), np.int64(throw), out_codes, out_info)
             overs = (out_info[:n] & OVER) != 0
-            loser_left = race.side_checkers(code >> race.side_bits)
-            win = 2.0 if loser_left == race.gammon_checkers else 1.0
+            win = float(race.win_points(code))
             win_points = np.full(n, win)
             choice = player.move(out_codes[:n], overs, state, win_points) if n > 1 else 0
             if n > 1:

@@ -116,6 +116,12 @@ class Race:
     side_checkers: Callable   # side -> pieces left
     gammon_checkers: int      # a loser with this many pieces left loses double
 
+    def win_points(self, code: int) -> int:
+        """Points (per unit of cube) the player on roll in `code` wins by bearing off
+        now: 2 when the opponent still has gammon_checkers left (a gammon), else 1."""
+        return 2 if self.side_checkers(int(code) >> self.side_bits) == self.gammon_checkers \
+            else 1
+
 
 @dataclass(frozen=True)
 class Game:

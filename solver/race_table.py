@@ -24,7 +24,7 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 
-from .two_sided import CUBEFUL, cube_equity
+from .two_sided import CUBEFUL, cube_equity, doubles, takes
 from .values import value_names
 
 FORMAT = "tabula-race-table"
@@ -136,11 +136,6 @@ class RaceTable:
         return (race.side_index(code & ((1 << race.side_bits) - 1)),
                 race.side_index(code >> race.side_bits))
 
-    def no_double(self, code: int) -> dict:
-        """The cubeful equities of the player on roll who does not double now."""
-        i, j = self._at(code)
-        return {name: float(self.arrays[name][i, j]) for name in CUBEFUL}
-
     def answer(self, code: int) -> dict:
         """Everything the table says of a position, as `tabula value --json` prints it."""
         self._check_two_sided()
@@ -148,10 +143,9 @@ class RaceTable:
         win = float(self.arrays["win"][i, j])
         gammons = [float(self.arrays[n][i, j]) if n in self.arrays else 0.0
                    for n in ("win_gammon", "lose_gammon")]
-        nd = self.no_double(code)
-        take = 2 * nd["unavailable"]   # the doubler's equity if the opponent takes
-        if take >= nd["centered"] and nd["centered"] <= 1.0:   # gnubg: double on equality
-            cube = "double, pass" if take >= 1.0 else "double, take"
+        nd = {name: float(self.arrays[name][i, j]) for name in CUBEFUL}
+        if doubles(nd["centered"], nd["unavailable"]):
+            cube = "double, take" if takes(nd["unavailable"]) else "double, pass"
         else:                          # not good enough, or too good (playing for a gammon)
             cube = "no double"
         return {"win": win, "win_gammon": gammons[0], "lose_gammon": gammons[1],
@@ -161,17 +155,38 @@ class RaceTable:
                            "unavailable": nd["unavailable"]},
                 "equity_no_double": nd, "cube": cube}
 
-    def after_move(self, next_code: int, over: bool, loser_checkers: int) -> dict:
+    def after_move(self, next_code: int, over: bool, win_points: int) -> dict:
         """The mover's equities after a move to `next_code` (seen by the opponent, on
-        roll next): cubeless and with the cube as it stands for the mover."""
+        roll next): cubeless and with the cube as it stands for the mover; win_points
+        if the move bore off the last checker (Race.win_points)."""
         if over:
-            points = 2.0 if loser_checkers == self.game.race.gammon_checkers else 1.0
-            return {"cubeless": points, "centered": points, "owned": points,
-                    "unavailable": points}
+            return {state: float(win_points)
+                    for state in ("cubeless", "centered", "owned", "unavailable")}
         theirs = self.answer(next_code)
         their = theirs["equity"]
         return {"cubeless": -their["cubeless"], "centered": -their["centered"],
                 "owned": -their["unavailable"], "unavailable": -their["owned"]}
+
+
+def is_race_table(path) -> bool:
+    """Whether `path` is a race table (False for any other file, which a Table then
+    describes when it refuses it)."""
+    try:
+        with h5py.File(path, "r") as f:
+            return f.attrs.get("format") == FORMAT
+    except OSError:
+        return False
+
+
+def open_table_file(path):
+    """The table at `path`, a RaceTable or a (layered) Table, as its format says."""
+    from .table import Table
+    return RaceTable(path) if is_race_table(path) else Table(path)
+
+
+def two_sided_positions(game) -> int:
+    """Positions of the two-sided table: both sides with a checker left."""
+    return (game.race.n_sides(game.pieces) - 1) ** 2
 
 
 def memory_needed(game) -> int:
@@ -219,7 +234,6 @@ def solve_race(game, out, threads=None, one_sided=False, quiet=False) -> dict:
     partial = out.with_name(out.name + ".partial")
     write_race_table(partial, game, values, rolls, {"solve_seconds": seconds})
     os.replace(partial, out)
-    n = game.race.n_sides(game.pieces)
-    return {"game": game.name, "pieces": game.pieces, "sides": n,
-            "positions": (n - 1) ** 2 if values else 0, "wall_seconds": seconds,
+    return {"game": game.name, "pieces": game.pieces, "sides": game.race.n_sides(game.pieces),
+            "positions": two_sided_positions(game) if values else 0, "wall_seconds": seconds,
             "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}

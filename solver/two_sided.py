@@ -42,6 +42,19 @@ def cube_equity(no_double, no_double_unavailable):
     return max(no_double, min(2.0 * no_double_unavailable, 1.0))
 
 
+def doubles(no_double, no_double_unavailable) -> bool:
+    """The right cube action of a player with access to it (gnubg's rule): double when
+    the equity after a take, 2 ND(unavailable), is at least that of not doubling, and
+    the position is not too good to double (ND above the 1 a pass wins)."""
+    return bool(2.0 * no_double_unavailable >= no_double and no_double <= 1.0)
+
+
+def takes(no_double_unavailable) -> bool:
+    """The right answer to a double: take when it costs less than the 1 a pass costs
+    (the doubler's equity after a take is 2 ND(unavailable)); pass on equality."""
+    return bool(2.0 * no_double_unavailable < 1.0)
+
+
 @njit(parallel=True, cache=True)
 def _solve_total(total, pips, pip_start, starts, targets, probs, gammon_loser, gammons,
                  win, win_gammon, lose_gammon, centered, owned, unavailable):
@@ -85,10 +98,9 @@ def _solve_total(total, pips, pip_start, starts, targets, probs, gammon_loser, g
                         best[1, c] = 1.0 - p
                         best[2, c] = gl
                         best[3, c] = gw
-                    take = min(2.0 * unavailable[k, j], 1.0)
-                    best[4, c] = max(best[4, c], -max(centered[k, j], take))
+                    best[4, c] = max(best[4, c], -cube_equity(centered[k, j], unavailable[k, j]))
                     best[5, c] = max(best[5, c], -unavailable[k, j])
-                    best[6, c] = max(best[6, c], -max(owned[k, j], take))
+                    best[6, c] = max(best[6, c], -cube_equity(owned[k, j], unavailable[k, j]))
             for q in range(6):
                 for c in range(m):
                     acc[q, c] += probs[t] * best[q + 1, c]

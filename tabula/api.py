@@ -14,8 +14,7 @@ from tabula.eval.search import decision_form
 from tabula.export.model_file import OnnxValueModel
 from tabula.games import get_game
 from tabula.solver.bellman import table_move_worths
-from tabula.solver.race_table import FORMAT as RACE_FORMAT
-from tabula.solver.race_table import RaceTable
+from tabula.solver.race_table import RaceTable, open_table_file
 from tabula.solver.table import Table
 
 __all__ = ["game", "open_table", "value", "moves", "open_model", "player", "regret",
@@ -30,14 +29,7 @@ def game(name: str, pieces: int | None = None):
 def open_table(path) -> Table | RaceTable:
     """A solved table (tabula solve), memory-mapped; a race table (bear-offs, with the
     cube) read into memory."""
-    import h5py
-    from .infra.errors import TabulaError
-    try:
-        with h5py.File(path, "r") as f:
-            race = f.attrs.get("format") == RACE_FORMAT
-    except OSError:
-        raise TabulaError(f"{path} is not a readable table file") from None
-    return RaceTable(path) if race else Table(path)
+    return open_table_file(path)
 
 
 def _code(game, position) -> int:
@@ -70,9 +62,9 @@ def moves(source, position, throw: int) -> list[dict]:
     answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
                "again": m["again"], "over": m["over"]} for m in found]
     if isinstance(table, RaceTable):    # a race: each move's equities, cube states apart
-        loser = game.race.side_checkers(code >> game.race.side_bits)
+        points = game.race.win_points(code)
         for move, m in zip(answer, found):
-            move["equity"] = table.after_move(m["position"], m["over"], loser)
+            move["equity"] = table.after_move(m["position"], m["over"], points)
     elif table is not None and found:
         for move, worth in zip(answer, table_move_worths(
                 table, [m["position"] for m in found], [m["info"] for m in found])):

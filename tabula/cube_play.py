@@ -8,6 +8,7 @@ import numpy as np
 from tabula.eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
                               random_start)
 from tabula.games.game import OVER
+from tabula.solver.two_sided import doubles, takes
 
 from .play import Console
 
@@ -44,10 +45,8 @@ class CubeGame:
         codes = np.zeros(g.max_moves, dtype=np.int64)
         infos = np.zeros(g.max_moves, dtype=np.int64)
         n = g.moves(np.int64(self.code), np.int64(throw), codes, infos)
-        race = g.race
-        loser = race.side_checkers(self.code >> race.side_bits)
-        win = 2 if loser == race.gammon_checkers else 1
-        return throw, codes[:n], (infos[:n] & OVER) != 0, np.full(n, float(win))
+        return (throw, codes[:n], (infos[:n] & OVER) != 0,
+                np.full(n, float(g.race.win_points(self.code))))
 
     def play(self, next_code, over, win):
         if over:
@@ -121,11 +120,12 @@ def _cube_hint(judge, state, facing_double) -> str:
     if judge is None:
         return "  no hint without --table"
     e = judge.values_of(np.array([state.code]))
-    nd, take = e.no_double(state.state())[0], 2 * e.no_double(UNAVAILABLE)[0]
+    nd, unavailable = e.no_double(state.state())[0], e.no_double(UNAVAILABLE)[0]
+    take = 2 * unavailable
     if facing_double:
         return (f"  taking costs you {take:.3f} times the cube, passing 1.000: "
-                f"{'take' if take < 1 else 'pass'}")
-    right = "double" if take >= nd and nd <= 1 else "no double"
+                f"{'take' if takes(unavailable) else 'pass'}")
+    right = "double" if doubles(nd, unavailable) else "no double"
     return (f"  not doubling: {nd:+.3f}; doubling: {min(take, 1.0):+.3f} (take {take:+.3f}, "
             f"pass +1.000), per unit of cube: {right}")
 

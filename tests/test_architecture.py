@@ -58,9 +58,13 @@ def test_the_distribution_installs_one_namespace(tmp_path):
     """The wheel holds tabula/ only (tabula.games, tabula.solver, ...), no generic
     top-level names, and the packages below tabula with their files, the rules for
     people and the shipped models."""
+    import shutil
     import zipfile
+    source = tmp_path / "source"   # a copy: the build leaves build/ beside what it builds
+    shutil.copytree(ROOT, source, symlinks=True, ignore=shutil.ignore_patterns(
+        ".*", "runs", "tables", "data", "build", "*.egg-info", "__pycache__"))
     done = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
-                           "--no-build-isolation", "-w", str(tmp_path), str(ROOT)],
+                           "--no-build-isolation", "-w", str(tmp_path), str(source)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
     wheel = next(tmp_path.glob("*.whl"))

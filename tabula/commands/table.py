@@ -29,39 +29,31 @@ def add_parser(sub):
     verify.set_defaults(run=run_verify)
 
 
-def _race_table(path):
-    """The race table at `path`, or None when the file is not one (a plain table)."""
-    import h5py
-
-    from tabula.solver.race_table import FORMAT, RaceTable
-    try:
-        with h5py.File(path, "r") as f:
-            race = f.attrs.get("format") == FORMAT
-    except OSError:
-        return None    # the plain table's checks say what is wrong with the file
-    return RaceTable(path) if race else None
+def _race_info(args, race):
+    """table info of a race table (solved in one pass: no layers, sweeps or residuals)."""
+    from tabula.solver.race_table import two_sided_positions
+    a = race.attrs
+    n = race.game.race.n_sides(race.game.pieces)
+    answer = {"file": str(race.path), **{k: a[k] for k in ("game", "rules", "pieces",
+                                                           "sha256", "solve_seconds")},
+              "values": list(race.arrays), "sides": n,
+              "positions": two_sided_positions(race.game) if race.arrays else 0}
+    print_json_or_text(args, answer, "\n".join([
+        f"{race.path}: {a['game']} ({a['rules']}), up to {a['pieces']} checkers a side, "
+        f"{answer['positions']:,} positions ({n:,} sides), solved in one pass",
+        f"  values {', '.join(race.arrays) or '(one-sided only)'}; the rolls to bear "
+        "off of every side",
+        f"  solved {a.get('created')} by tabula {a.get('code_version')} in "
+        f"{a['solve_seconds']:.1f} s",
+        f"  sha256 {a['sha256']}"]))
+    return 0
 
 
 def run_info(args):
-    from tabula.solver.table import Table
-    race = _race_table(args.file)
-    if race is not None:
-        a = race.attrs
-        n = race.game.race.n_sides(race.game.pieces)
-        answer = {"file": str(race.path), **{k: a[k] for k in ("game", "rules", "pieces",
-                                                               "sha256", "solve_seconds")},
-                  "values": list(race.arrays), "sides": n,
-                  "positions": (n - 1) ** 2 if race.arrays else 0}
-        print_json_or_text(args, answer, "\n".join([
-            f"{race.path}: {a['game']} ({a['rules']}), up to {a['pieces']} checkers a side, "
-            f"{answer['positions']:,} positions ({n:,} sides), solved in one pass",
-            f"  values {', '.join(race.arrays) or '(one-sided only)'}; the rolls to bear "
-            "off of every side",
-            f"  solved {a.get('created')} by tabula {a.get('code_version')} in "
-            f"{a['solve_seconds']:.1f} s",
-            f"  sha256 {a['sha256']}"]))
-        return 0
-    table = Table(args.file)
+    from tabula.solver.race_table import RaceTable, open_table_file
+    table = open_table_file(args.file)
+    if isinstance(table, RaceTable):
+        return _race_info(args, table)
     attrs = dict(table.attrs)
     attrs["layers"] = json.loads(attrs["layers"])
     attrs["machine"] = json.loads(attrs.get("machine", "{}"))
@@ -89,10 +81,10 @@ def run_info(args):
 
 
 def run_verify(args):
+    from tabula.solver.race_table import RaceTable, is_race_table
     from tabula.solver.verify import verify_table
-    race = _race_table(args.file)
-    if race is not None:   # solved exactly in one pass: its checksums are the check
-        report = race.verify()
+    if is_race_table(args.file):   # solved exactly in one pass: its checksums are the check
+        report = RaceTable(args.file).verify()
         print_json_or_text(args, report, f"{report['table']}: sha256 "
                            f"{'ok' if report['sha256_ok'] else 'MISMATCH'}, checksums of "
                            f"every dataset ok: {'ok' if report['ok'] else 'FAILED'}")
