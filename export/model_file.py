@@ -8,7 +8,7 @@ import numpy as np
 from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.infra.manifest import missing_fields, sha256_file
-from tabula.solver.values import PROBABILITIES, equity_bound, value_names
+from tabula.solver.values import value_names, value_ranges
 
 
 FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
@@ -115,9 +115,7 @@ class OnnxValueModel:
         missing = missing_fields(self.manifest)
         codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])
         values = self.predict(codes).reshape(len(codes), -1)
-        names = value_names(self.game)
-        low = np.array([0.0 if n in PROBABILITIES else -equity_bound(self.game) for n in names])
-        high = np.array([1.0 if n in PROBABILITIES else equity_bound(self.game) for n in names])
+        low, high = (np.array(bound) for bound in value_ranges(self.game))
         sane = bool(np.isfinite(values).all() and (values >= low - 1e-6).all()
                     and (values <= high + 1e-6).all())
         sha_ok = sha256 == self.manifest.get("sha256")

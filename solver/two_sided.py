@@ -31,7 +31,6 @@ from tabula.infra.progress import Progress
 
 from .side_moves import side_moves
 
-CUBELESS = ("win", "win_gammon", "lose_gammon")
 CUBEFUL = ("centered", "owned", "unavailable")
 
 

@@ -12,9 +12,17 @@ def value_names(game) -> tuple:
     if game.race is None:
         return ("win",)
     gammons = game.pieces >= game.race.gammon_checkers
-    return ("win", *(("win_gammon", "lose_gammon") if gammons else ()), *CUBEFUL)
+    return (*(PROBABILITIES if gammons else PROBABILITIES[:1]), *CUBEFUL)
 
 
 def equity_bound(game) -> float:
     """The most points a game can be worth per unit of cube value (2 with gammons)."""
     return 2.0 if "win_gammon" in value_names(game) else 1.0
+
+
+def value_ranges(game) -> tuple[list, list]:
+    """The least and the most each value can be, in value_names order: 0 and 1 for a
+    chance, -b and b for an equity (b = equity_bound)."""
+    names, bound = value_names(game), equity_bound(game)
+    return ([0.0 if n in PROBABILITIES else -bound for n in names],
+            [1.0 if n in PROBABILITIES else bound for n in names])

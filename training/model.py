@@ -8,7 +8,7 @@ from torch import nn
 from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.games.game import AGAIN, OVER
-from tabula.solver.values import PROBABILITIES, equity_bound, value_names
+from tabula.solver.values import value_names, value_ranges
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
 LOSSES = ("bce", "mse")
@@ -110,11 +110,10 @@ class ValueNet(L.LightningModule):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
         self.names = value_names(self.game)
         self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], len(self.names)))
-        # each output is a logit of a value mapped to [0, 1]: equities e in [-b, b]
-        # as (e / b + 1) / 2, probabilities as they are
-        bound = equity_bound(self.game)
-        self.unit_scale = [1.0 if n in PROBABILITIES else 0.5 / bound for n in self.names]
-        self.unit_shift = [0.0 if n in PROBABILITIES else 0.5 for n in self.names]
+        # each output is a logit of its value mapped from its range onto [0, 1]
+        low, high = value_ranges(self.game)
+        self.unit_scale = [1.0 / (h - v) for v, h in zip(low, high)]
+        self.unit_shift = [-v / (h - v) for v, h in zip(low, high)]
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
             state = read_checkpoint(init_from)["state_dict"]
