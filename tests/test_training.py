@@ -10,7 +10,8 @@ from tabula.datagen.datafile import DataFile
 from tabula.eval.search import decision_worths
 from tabula.games.sampling import uniform_positions
 from tabula.cli import main
-from tabula.training.decisions import decisions_for, searched_decisions_for
+from tabula.training.data import SEARCHED_STREAM, ValueData
+from tabula.training.decisions import batch_decisions, decisions_for, searched_decisions_for
 from tabula.training.evaluate import predict
 from tabula.training.model import ValueNet
 
@@ -101,6 +102,48 @@ def test_decisions_carry_the_tables_move_worths(tables):
     exact = decision_worths(table.game, counts, next_codes, infos, 0, table.values)
     live = np.arange(table.game.max_moves) < counts[:, None]
     assert np.abs(exact[live] - worths[live]).max() < 1e-6
+
+
+def test_decisions_made_before_training_are_each_batchs_own(tables):
+    """batch_decisions makes every batch's decisions in one pass: batch i's rows are
+    what decisions_for and searched_decisions_for give for that batch alone."""
+    table = tables[("ur", 3)]
+    codes = uniform_positions(table.game, 1000, seed=5)
+    made = batch_decisions(table, codes, batch_size=96, first=0, count=40, seed=0, chunk=4)
+    searched = batch_decisions(table, codes, batch_size=96, first=40, count=24,
+                               seed=SEARCHED_STREAM, searched=True, chunk=3)
+    assert made.decisions[2].dtype == torch.int16
+    for i in range(-(-len(codes) // 96)):       # 11 batches, the last one short
+        batch = codes[i * 96:(i + 1) * 96]
+        alone = decisions_for(table, batch[:40], seed=i)
+        assert len(alone[0]) > 0
+        for got, want in zip(made.batch(i), alone):
+            assert np.array_equal(got.numpy(), want)
+        alone = searched_decisions_for(table, batch[40:64], seed=SEARCHED_STREAM + i)
+        for got, want in zip(searched.batch(i), alone):
+            assert np.array_equal(got.numpy(), want)
+
+
+def test_splits_and_decisions_are_held_on_the_accelerator(tables, ur3_data):
+    """Training on an accelerator, the splits and the decisions move there once and
+    every batch is sliced there (the meta device stands in for a GPU); on the CPU
+    they stay in memory, or in the file."""
+    table = tables[("ur", 3)].path
+    data = ValueData(str(ur3_data), batch_size=256, table=str(table), decisions=64,
+                     searched=16)
+    data.trainer = SimpleNamespace(strategy=SimpleNamespace(root_device=torch.device("meta")))
+    data.setup("fit")
+    batch = next(iter(data.train_dataloader()))
+    tensors = [batch["codes"], batch["values"], *batch["decisions"], *batch["searched"]]
+    assert all(t.device.type == "meta" for t in tensors)
+    assert next(iter(data.val_dataloader()))["codes"].device.type == "meta"
+    file = DataFile(ur3_data)
+    for in_memory in (False, True):
+        data = ValueData(str(ur3_data), batch_size=256, in_memory=in_memory)
+        data.setup("fit")
+        assert (data.splits["val"].held is not None) == in_memory
+        batch = data.val_dataloader().dataset[2]
+        assert np.array_equal(batch["codes"].numpy(), file.read("val", "codes", 512, 768))
 
 
 def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):

@@ -1,9 +1,12 @@
 """Batches of a datagen HDF5 file for Lightning: contiguous slices of a shuffled split.
 
 The file is already shuffled, so batch i of a split is simply records
-[i*B, (i+1)*B); an epoch visits the batches in a fresh random order. Each process
-(the main one or a DataLoader worker, started with spawn: numba's threads do not
-survive a fork) opens the file on first use.
+[i*B, (i+1)*B); an epoch visits the batches in a fresh random order. A split is
+sliced from the file (each process, the main one or a DataLoader worker started with
+spawn since numba's threads do not survive a fork, opens it on first use) or from
+tensors held in memory, or on the accelerator the model trains on when they fit
+there. The decisions of the decision losses are made once, before training
+(training/decisions.py), and held beside the training split.
 """
 import h5py
 import lightning as L
@@ -13,55 +16,40 @@ from torch.utils.data import DataLoader, Dataset
 from tabula.datagen.datafile import DataError, DataFile
 
 SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
+DEVICE_SHARE = 0.5          # at most this share of an accelerator's free memory holds data
 
 
 class SplitBatches(Dataset):
-    """Batch i: a dict of codes and values, plus, with a table, "decisions" made of the
-    batch's first `decisions` positions and "searched" decisions of the `searched`
-    positions after them (training/decisions.py)."""
+    """Batch i: a dict of codes and values, plus "decisions" and "searched" (the
+    BatchDecisions rows of batch i) when given. `held` maps "codes" and "values" to the
+    whole split's tensors; without it the batches are read from the file."""
 
-    def __init__(self, path, split: str, batch_size: int, size: int, in_memory=False,
-                 table: str | None = None, decisions: int = 0, searched: int = 0):
+    def __init__(self, path, split: str, batch_size: int, size: int, held: dict | None = None,
+                 decisions=None, searched=None):
         self.path, self.split, self.batch_size, self.size = str(path), split, batch_size, size
-        self.in_memory, self.table_path = in_memory, table
-        self.decisions, self.searched = decisions, searched
-        self._codes = self._values = self._table = None
-
-    def _open(self):
-        f = h5py.File(self.path, "r")
-        self._codes, self._values = f[self.split]["codes"], f[self.split]["values"]
-        if self.in_memory:
-            self._codes, self._values = self._codes[:], self._values[:]
+        self.held, self.decisions, self.searched = held, decisions, searched
+        self._file = None
 
     def __len__(self):
         return -(-self.size // self.batch_size)
 
     def __getitem__(self, i):
-        if self._codes is None:
-            self._open()
         start = i * self.batch_size
         stop = min(start + self.batch_size, self.size)
-        codes = self._codes[start:stop]
-        batch = {"codes": torch.from_numpy(codes),
-                 "values": torch.from_numpy(self._values[start:stop])}
-        if not (self.decisions or self.searched):
-            return batch
-        if self._table is None:
-            from tabula.solver.table import Table
-            self._table = Table(self.table_path)
-        from tabula.training.decisions import decisions_for, searched_decisions_for
-        if self.decisions:
-            parts = decisions_for(self._table, codes[:self.decisions], seed=i)
-            batch["decisions"] = tuple(torch.from_numpy(p) for p in parts)
-        if self.searched:
-            end = self.decisions + self.searched
-            parts = searched_decisions_for(self._table, codes[self.decisions:end],
-                                           seed=SEARCHED_STREAM + i)
-            batch["searched"] = tuple(torch.from_numpy(p) for p in parts)
+        if self.held is not None:
+            batch = {key: array[start:stop] for key, array in self.held.items()}
+        else:
+            if self._file is None:
+                self._file = h5py.File(self.path, "r")[self.split]
+            batch = {key: torch.from_numpy(self._file[key][start:stop])
+                     for key in ("codes", "values")}
+        for key in ("decisions", "searched"):
+            if getattr(self, key) is not None:
+                batch[key] = getattr(self, key).batch(i)
         return batch
 
-    def __getstate__(self):  # a worker opens its own handles
-        return {**self.__dict__, "_codes": None, "_values": None, "_table": None}
+    def __getstate__(self):  # a worker opens its own handle
+        return {**self.__dict__, "_file": None}
 
 
 class ValueData(L.LightningDataModule):
@@ -70,8 +58,12 @@ class ValueData(L.LightningDataModule):
     Args:
         path: the data file.
         batch_size: records per batch.
-        num_workers: DataLoader worker processes (0: read in the main process).
-        in_memory: read each split into memory once instead of slicing the file.
+        num_workers: DataLoader worker processes reading batches from the file (0: the
+            main process). Splits held in memory or on the device are sliced in the
+            main process.
+        in_memory: read each split into memory once instead of slicing the file. When
+            training on an accelerator, the splits (and the decisions) are held on
+            it whenever they fit in half its free memory, whatever this says.
         table: the solved table the data came from; needed for `decisions`.
         decisions: per training batch, how many of its positions also become a
             decision (a throw, its moves and their exact worths) for the model's
@@ -108,13 +100,57 @@ class ValueData(L.LightningDataModule):
             sha = Table(table).attrs["sha256"]
             if sha != self.file.attrs["table_sha256"]:
                 raise DataError(f"{table} is not the table {path} was made from")
+        self.splits = {}
+        self.device = torch.device("cpu")
+
+    def setup(self, stage=None):
+        """Hold the splits where the batches will be drawn (once per data module)."""
+        trainer = getattr(self, "trainer", None)
+        device = trainer.strategy.root_device if trainer is not None else torch.device("cpu")
+        if self.splits and device == self.device:
+            return
+        self.device = device
+        accelerator = device.type != "cpu"
+        decisions, searched = self._decisions()
+        held = {}
+        if self.in_memory or accelerator:
+            for split in ("train", "val", "test"):
+                held[split] = {key: torch.from_numpy(self.file.read(split, key))
+                               for key in ("codes", "values")}
+        if accelerator:
+            parts = [d for d in (decisions, searched) if d is not None]
+            size = sum(t.numel() * t.element_size() for h in held.values() for t in h.values())
+            if _fits(device, size + sum(d.nbytes() for d in parts)):
+                held = {s: {k: t.to(device) for k, t in h.items()} for s, h in held.items()}
+                decisions, searched = (d.to(device) if d is not None else None
+                                       for d in (decisions, searched))
+            elif not self.in_memory:
+                held = {}
+        for split in ("train", "val", "test"):
+            train = split == "train"
+            self.splits[split] = SplitBatches(
+                self.path, split, self.batch_size, self.file.sizes[split], held.get(split),
+                decisions if train else None, searched if train else None)
+
+    def _decisions(self):
+        """Every training batch's decisions and searched decisions (None without)."""
+        if not (self.decisions or self.searched):
+            return None, None
+        from tabula.solver.table import Table
+        from tabula.training.decisions import batch_decisions
+        table, codes = Table(self.table), self.file.read("train", "codes")
+        made = [batch_decisions(table, codes, self.batch_size, first, count, seed, searched=s,
+                                quiet=False) if count else None
+                for first, count, seed, s in ((0, self.decisions, 0, False),
+                                              (self.decisions, self.searched,
+                                               SEARCHED_STREAM, True))]
+        return made[0], made[1]
 
     def _loader(self, split, shuffle):
-        train = split == "train"
-        data = SplitBatches(self.path, split, self.batch_size, self.file.sizes[split],
-                            self.in_memory, self.table, self.decisions if train else 0,
-                            self.searched if train else 0)
-        workers = self.num_workers
+        if not self.splits:
+            self.setup()
+        data = self.splits[split]
+        workers = self.num_workers if data.held is None else 0
         return DataLoader(data, batch_size=None, shuffle=shuffle, num_workers=workers,
                           multiprocessing_context="spawn" if workers else None,
                           persistent_workers=workers > 0)
@@ -127,3 +163,11 @@ class ValueData(L.LightningDataModule):
 
     def test_dataloader(self):
         return self._loader("test", False)
+
+
+def _fits(device: torch.device, nbytes: int) -> bool:
+    """Whether `nbytes` of data fit in DEVICE_SHARE of the device's free memory."""
+    if device.type != "cuda":
+        return True
+    free, _ = torch.cuda.mem_get_info(device)
+    return nbytes <= DEVICE_SHARE * free

@@ -6,28 +6,38 @@ A value net plays by ranking the afterstates of one decision, so errors that kee
 the ranking cost nothing and errors in the differences cost winning chance. The
 model's optional decision loss (training/model.py) compares the net's choice
 distribution over a decision's moves with the table's.
+
+Training makes the decisions of every batch once, before the first step
+(BatchDecisions): the throws depend only on the batch's index, so each epoch would
+draw the same ones, and a step then only slices arrays that may live on the device.
 """
+from dataclasses import dataclass
+
 import numpy as np
+import torch
 from numba import njit, prange
 
 from tabula.games.batch import all_throws
 from tabula.games.game import OVER
 from tabula.games.rng import cumulative, draw_throw, stream_key
+from tabula.infra.progress import Progress
 from tabula.solver.bellman import move_worth
+
+INFO_DTYPE = np.int16   # move infos hold flags up to OVER (bit 11): stored narrow
 
 
 @njit(parallel=True, cache=True)
 def sample_decisions(moves, layer_of, rank, throws, cum_probs, max_moves, flat, offsets,
-                     codes, seed):
-    """For each code a throw (from stream (seed, i)), its moves and their exact worths
-    (the mover's winning chance after each; 0 in unused slots)."""
+                     codes, seeds, streams):
+    """For each code a throw (from stream (seeds[i], streams[i])), its moves and their
+    exact worths (the mover's winning chance after each; 0 in unused slots)."""
     n = len(codes)
     counts = np.empty(n, dtype=np.int64)
     next_codes = np.zeros((n, max_moves), dtype=np.int64)
     infos = np.zeros((n, max_moves), dtype=np.int64)
     worths = np.zeros((n, max_moves), dtype=np.float32)
     for i in prange(n):
-        throw = draw_throw(throws, cum_probs, stream_key(seed, i), 0)
+        throw = draw_throw(throws, cum_probs, stream_key(seeds[i], streams[i]), 0)
         k = moves(codes[i], throw, next_codes[i], infos[i])
         counts[i] = k
         for j in range(k):
@@ -36,24 +46,101 @@ def sample_decisions(moves, layer_of, rank, throws, cum_probs, max_moves, flat, 
     return counts, next_codes, infos, worths
 
 
-def decisions_for(table, codes: np.ndarray, seed: int):
-    """The decisions with two or more moves among those of `codes`."""
+def _decisions(table, codes, seeds, streams):
     g = table.game
     counts, next_codes, infos, worths = sample_decisions(
         g.moves, g.layer_of, g.rank, g.throws, cumulative(g.probs), g.max_moves, table.flat,
-        table.offsets, np.ascontiguousarray(codes), seed)
+        table.offsets, np.ascontiguousarray(codes), seeds, streams)
     keep = counts >= 2
-    return counts[keep], next_codes[keep], infos[keep], worths[keep]
+    return counts[keep], next_codes[keep], infos[keep], worths[keep], keep
+
+
+def decisions_for(table, codes: np.ndarray, seed: int):
+    """The decisions with two or more moves among those of `codes` (position i's throw
+    from stream (seed, i))."""
+    n = len(codes)
+    return _decisions(table, codes, np.full(n, seed, np.int64), np.arange(n))[:4]
+
+
+def searching_leaves(game, counts, next_codes, infos):
+    """The moves of every throw after each move of the decisions that neither ends the
+    game nor is unused, in row-major order of those moves: leaf counts (k, T), leaf next
+    codes (k, T, M), leaf infos (k, T, M) (games.batch's all_throws, so a throw with no
+    move is one move passing the turn)."""
+    live = np.arange(game.max_moves) < counts[:, None]
+    searched = next_codes[live & ((infos & OVER) == 0)]
+    return all_throws(game.moves, game.mirror, game.throws, game.max_moves, searched)
 
 
 def searched_decisions_for(table, codes: np.ndarray, seed: int):
-    """The decisions of decisions_for, plus the moves of every throw after each of their
-    moves that neither ends the game nor is unused, in row-major order of those moves:
-    leaf counts (k, T), leaf next codes (k, T, M), leaf infos (k, T, M) (games.batch's
-    all_throws, so a throw with no move is one move passing the turn)."""
-    g = table.game
+    """The decisions of decisions_for, plus their searching_leaves."""
     counts, next_codes, infos, worths = decisions_for(table, codes, seed)
-    live = np.arange(g.max_moves) < counts[:, None]
-    searched = next_codes[live & ((infos & OVER) == 0)]
-    leaves = all_throws(g.moves, g.mirror, g.throws, g.max_moves, searched)
-    return (counts, next_codes, infos, worths) + leaves
+    return (counts, next_codes, infos, worths) + searching_leaves(table.game, counts,
+                                                                  next_codes, infos)
+
+
+@dataclass
+class BatchDecisions:
+    """The decisions of every batch of a split, as tensors: batch i's are rows
+    starts[i]:starts[i+1] of `decisions` (counts, next codes, infos, worths) and, when
+    searched, its leaves rows leaf_starts[i]:leaf_starts[i+1] of `leaves`."""
+    decisions: tuple
+    starts: np.ndarray
+    leaves: tuple = ()
+    leaf_starts: np.ndarray | None = None
+
+    def batch(self, i: int) -> tuple:
+        a, b = self.starts[i], self.starts[i + 1]
+        rows = tuple(t[a:b] for t in self.decisions)
+        if self.leaf_starts is None:
+            return rows
+        a, b = self.leaf_starts[i], self.leaf_starts[i + 1]
+        return rows + tuple(t[a:b] for t in self.leaves)
+
+    def to(self, device) -> "BatchDecisions":
+        return BatchDecisions(tuple(t.to(device) for t in self.decisions), self.starts,
+                              tuple(t.to(device) for t in self.leaves), self.leaf_starts)
+
+    def nbytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in self.decisions + self.leaves)
+
+
+def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count: int,
+                    seed: int, searched: bool = False, quiet: bool = True,
+                    chunk: int = 256) -> BatchDecisions:
+    """Decisions of positions first..first+count-1 of each batch of `codes` (batch i is
+    codes[i*batch_size:(i+1)*batch_size]; position j's throw from stream (seed + i, j)),
+    with their searching leaves when `searched`; made `chunk` batches at a time."""
+    n_batches = -(-len(codes) // batch_size)
+    parts, leaf_parts = [], []
+    starts, leaf_starts = [0], [0]
+    progress = Progress("decisions for training", n_batches, "batches", quiet=quiet)
+    for lo in range(0, n_batches, chunk):
+        hi = min(lo + chunk, n_batches)
+        batch = np.repeat(np.arange(lo, hi), count)
+        index = np.tile(np.arange(count), hi - lo)
+        rows = batch * batch_size + first + index
+        inside = rows < len(codes)                  # the last batch may be short
+        batch, index, rows = batch[inside], index[inside], rows[inside]
+        counts, next_codes, infos, worths, keep = _decisions(table, codes[rows], seed + batch,
+                                                             index)
+        per_batch = np.bincount(batch[keep] - lo, minlength=hi - lo)
+        starts += list(starts[-1] + np.cumsum(per_batch))
+        parts.append((counts, next_codes, infos.astype(INFO_DTYPE), worths))
+        if searched:
+            leaves = searching_leaves(table.game, counts, next_codes, infos)
+            live = np.arange(table.game.max_moves) < counts[:, None]
+            needing = (live & ((infos & OVER) == 0)).sum(1)
+            per_batch = np.bincount(batch[keep] - lo, weights=needing,
+                                    minlength=hi - lo).astype(np.int64)
+            leaf_starts += list(leaf_starts[-1] + np.cumsum(per_batch))
+            leaf_parts.append((leaves[0], leaves[1], leaves[2].astype(INFO_DTYPE)))
+        progress.update(hi)
+    progress.done(f"{starts[-1]:,} decisions of {n_batches:,} batches")
+
+    def joined(chunks):
+        return tuple(torch.from_numpy(np.concatenate(columns)) for columns in zip(*chunks))
+
+    return BatchDecisions(joined(parts), np.array(starts),
+                          joined(leaf_parts) if searched else (),
+                          np.array(leaf_starts) if searched else None)
