@@ -156,6 +156,8 @@ class Game:
     rules_file: Path             # the rules for people (Markdown)
     max_off: int = 1             # the most pieces one move bears off
     race: "Race | None" = None   # for games whose sides never meet (solver/two_sided.py)
+    position_kinds: Callable | None = None   # code -> names of what marks the position
+                                             # (for decision sets: eval/decision_set.py)
 
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)

@@ -72,11 +72,23 @@ def _step(me, opp, protected, a, d):
 
 
 @njit(cache=True)
+def _blockade(side):
+    """The blockade squares of a side: its runs of three or more in a row."""
+    run = side & (side >> 1) & (side >> 2)
+    return run | (run << 1) | (run << 2)
+
+
+def position_kinds(code: int) -> list[str]:
+    """["blockade"] when either side holds a blockade, else []."""
+    me, opp = int(code) & BOARD_MASK, (int(code) >> 30) & BOARD_MASK
+    return ["blockade"] if _blockade(me) or _blockade(opp) else []
+
+
+@njit(cache=True)
 def moves(code, throw, out_codes, out_info):
     me = code & BOARD_MASK
     opp = (code >> 30) & BOARD_MASK
-    run = opp & (opp >> 1) & (opp >> 2)
-    blockade = run | (run << 1) | (run << 2)
+    blockade = _blockade(opp)
     protected = opp & ((opp << 1) | (opp >> 1))
     n = 0
     pieces = me
@@ -364,4 +376,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 features=partial(features, pieces=pieces), n_features=n_features(pieces),
                 heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
                 layout=_layout(), view=view, cell=cell, events=events,
+                position_kinds=position_kinds,
                 code_layout=__doc__.strip(), rules_file=RULES_DOCS / "senet.md")

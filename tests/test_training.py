@@ -7,12 +7,13 @@ import pytest
 import torch
 
 from tabula.datagen.datafile import DataFile
-from tabula.eval.search import decision_worths
+from tabula.eval.search import decision_worths, first_best
 from tabula.games.sampling import uniform_positions
 from tabula.cli import main
 from tabula.training.data import SEARCHED_STREAM, ValueData
 from tabula.training.decisions import batch_decisions, decisions_for, searched_decisions_for
 from tabula.training.evaluate import predict
+from tabula.training.hard import wrong_choices
 from tabula.training.model import ValueNet
 
 
@@ -144,6 +145,32 @@ def test_splits_and_decisions_are_held_on_the_accelerator(tables, ur3_data):
         assert (data.splits["val"].held is not None) == in_memory
         batch = data.val_dataloader().dataset[2]
         assert np.array_equal(batch["codes"].numpy(), file.read("val", "codes", 512, 768))
+
+
+def test_hard_decisions_are_those_the_net_chooses_wrongly(tables, ur3_run, ur3_data, tmp_path,
+                                                         capsys):
+    """wrong_choices agrees with the greedy net player's choices scored by the table, and
+    a run with data.hard trains on its own decisions followed by wrongly chosen ones."""
+    table = tables[("ur", 3)]
+    model = ValueNet.load_from_checkpoint(ur3_run / "checkpoints" / "best.ckpt")
+    codes = uniform_positions(table.game, 3000, seed=6)
+    decisions = decisions_for(table, codes, seed=2)
+    wrong = wrong_choices(model, [torch.from_numpy(a) for a in decisions]).numpy()
+    counts, next_codes, infos, exact = decisions
+    net = decision_worths(table.game, counts, next_codes, infos, 0, lambda c: predict(model, c))
+    live = np.arange(table.game.max_moves) < counts[:, None]
+    chosen = np.take_along_axis(exact, first_best(np.where(live, net, -1.0))[:, None], 1)[:, 0]
+    assert np.array_equal(wrong, chosen < np.where(live, exact, -1.0).max(1) - 1e-6)
+    assert 0 < wrong.sum() < len(wrong) // 2
+    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+            "--data.path", str(ur3_data), "--data.table", str(table.path),
+            "--model.decision_weight", "1", "--data.decisions", "128", "--data.hard", "32",
+            "--trainer.max_epochs", "2", "--trainer.default_root_dir", str(tmp_path)]
+    assert main(base) == 0
+    header = (tmp_path / "version_0" / "metrics.csv").read_text().splitlines()[0]
+    assert "hard_share" in header
+    assert main(base[:-6] + ["--data.hard", "32", "--data.decisions", "0"]) == 2
+    assert "set data.decisions too" in capsys.readouterr().err
 
 
 def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):

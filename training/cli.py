@@ -19,6 +19,7 @@ from tabula.infra.provenance import code_version, machine
 from .curves import plot_learning_curve
 from .data import ValueData
 from .evaluate import test_error
+from .hard import HardDecisions
 from .model import ValueNet, read_checkpoint
 from .settings import TrainSettings
 
@@ -66,6 +67,8 @@ class TrainCLI(LightningCLI):
         callbacks += [ModelCheckpoint(dirpath=self.run_folder / "checkpoints", filename="best",
                                       monitor="val_loss", save_last=True),
                       EarlyStopping(monitor="val_loss", patience=self.config["patience"])]
+        if self.datamodule.hard:
+            callbacks.append(HardDecisions(self.datamodule.hard))
         if trainer.get("logger") in (None, True):   # else the user's own logger (or none)
             kwargs["logger"] = csv
         kwargs["callbacks"] = callbacks

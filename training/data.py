@@ -21,13 +21,15 @@ DEVICE_SHARE = 0.5          # at most this share of an accelerator's free memory
 
 class SplitBatches(Dataset):
     """Batch i: a dict of codes and values, plus "decisions" and "searched" (the
-    BatchDecisions rows of batch i) when given. `held` maps "codes" and "values" to the
-    whole split's tensors; without it the batches are read from the file."""
+    BatchDecisions rows of batch i) when given, the decisions followed by those of
+    `hard` (training/hard.py) when set. `held` maps "codes" and "values" to the whole
+    split's tensors; without it the batches are read from the file."""
 
     def __init__(self, path, split: str, batch_size: int, size: int, held: dict | None = None,
                  decisions=None, searched=None):
         self.path, self.split, self.batch_size, self.size = str(path), split, batch_size, size
         self.held, self.decisions, self.searched = held, decisions, searched
+        self.hard = None
         self._file = None
 
     def __len__(self):
@@ -46,6 +48,9 @@ class SplitBatches(Dataset):
         for key in ("decisions", "searched"):
             if getattr(self, key) is not None:
                 batch[key] = getattr(self, key).batch(i)
+        if self.hard is not None:
+            batch["decisions"] = tuple(torch.cat(pair) for pair in
+                                       zip(batch["decisions"], self.hard.batch(i)))
         return batch
 
     def __getstate__(self):  # a worker opens its own handle
@@ -71,17 +76,22 @@ class ValueData(L.LightningDataModule):
         searched: per training batch, how many further positions become a decision
             scored through one throw of search, for the model's searched-decision
             loss; 0 for none.
+        hard: per training batch, how many more decisions to draw from those the net
+            chose wrongly when it last played a sample of them, at the start of the
+            epoch (training/hard.py); 0 for none. Needs `decisions`.
     """
 
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
-                 decisions: int = 0, searched: int = 0):
+                 decisions: int = 0, searched: int = 0, hard: int = 0):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers, self.in_memory = num_workers, in_memory
         self.table, self.decisions, self.searched = table, decisions, searched
+        self.hard = hard
         for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0),
-                                 ("decisions", decisions, 0), ("searched", searched, 0)):
+                                 ("decisions", decisions, 0), ("searched", searched, 0),
+                                 ("hard", hard, 0)):
             if value < low:
                 raise DataError(f"data.{name} must be at least {low}, not {value}")
         self.file = DataFile(path)
@@ -92,6 +102,9 @@ class ValueData(L.LightningDataModule):
         if (decisions or searched) and not table:
             raise DataError("data.decisions and data.searched need data.table, the table "
                             "of the data file")
+        if hard and not decisions:
+            raise DataError("data.hard draws again from the decisions of data.decisions: "
+                            "set data.decisions too")
         if decisions + searched > batch_size:
             raise DataError(f"data.decisions + data.searched ({decisions + searched}) "
                             f"exceed data.batch_size ({batch_size})")

@@ -62,6 +62,14 @@ def decisions_for(table, codes: np.ndarray, seed: int):
     return _decisions(table, codes, np.full(n, seed, np.int64), np.arange(n))[:4]
 
 
+def decisions_with_positions(table, codes: np.ndarray, seed: int):
+    """The decisions of decisions_for, each preceded by its position: (positions,
+    counts, next codes, infos, worths)."""
+    n = len(codes)
+    *decisions, keep = _decisions(table, codes, np.full(n, seed, np.int64), np.arange(n))
+    return (np.asarray(codes)[keep], *decisions)
+
+
 def searching_leaves(game, counts, next_codes, infos):
     """The moves of every throw after each move of the decisions that neither ends the
     game nor is unused, in row-major order of those moves: leaf counts (k, T), leaf next

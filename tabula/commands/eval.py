@@ -4,8 +4,8 @@ from pathlib import Path
 
 from tabula.eval.settings import ReportSettings
 
-from .common import (UsageError, add_game_arguments, add_table_argument, game_from_args,
-                     open_table, seed)
+from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
+                     game_from_args, open_table, print_json_or_text, seed)
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
                "net:MODEL.onnx, net+search:MODEL.onnx")
@@ -54,6 +54,38 @@ def add_parser(sub):
                      help="replace the report already in --out")
     _common(rep, games=True)
     rep.set_defaults(run=run_report)
+
+    ds = inner.add_parser("decision-set", help="write held-out decisions with their exact "
+                                               "worths, for eval decisions",
+                          description="Decisions (every legal move of a throw and its exact "
+                                      "worth) from positions of a data file's test split, "
+                                      "which no training record holds, each tagged with its "
+                                      "kinds (near-tie, bear-off, capture, backward, water, "
+                                      "blockade, ...): a set that measures a player without "
+                                      "the table (tabula eval decisions).")
+    add_game_arguments(ds)
+    add_table_argument(ds, required=True)
+    ds.add_argument("--data", required=True, metavar="FILE.h5",
+                    help="the data file (tabula datagen) whose test split to draw from")
+    ds.add_argument("--out", required=True, metavar="SET.h5", help="decision set to write")
+    ds.add_argument("--decisions", type=int, default=20000,
+                    help="decisions to write (default 20000; fewer if the split runs out)")
+    ds.add_argument("--force", action="store_true", help="overwrite an existing file")
+    _common(ds, games=False)
+    ds.set_defaults(run=run_decision_set)
+
+    d = inner.add_parser("decisions", help="a player's error rate and loss per decision on a "
+                                           "decision set, by kind",
+                         description="The player chooses a move in every decision of SET "
+                                     "(tabula eval decision-set, or the GPU run of a game too "
+                                     "large for this machine); each choice is scored by the "
+                                     "exact worths stored with it: error rate and loss per "
+                                     "decision, overall and by kind of decision. No table "
+                                     "needed.")
+    d.add_argument("set", metavar="SET.h5", help="a decision set")
+    d.add_argument("--player", required=True, help=PLAYER_HELP.replace("perfect, ", ""))
+    _common(d, games=False)
+    d.set_defaults(run=run_decisions)
 
 
 def _common(p, games):
@@ -132,6 +164,39 @@ def run_match(args):
         low, high = result["luck_adjusted_score_a_ci95"]
         print(f"luck-adjusted by the table: {result['luck_adjusted_score_a']:.3%} "
               f"(95%: {low:.3%} .. {high:.3%})")
+    return 0
+
+
+def run_decision_set(args):
+    from tabula.eval.decision_set import make_decision_set
+    out = Path(args.out)
+    check_output(out, args.force)
+    if args.decisions < 1:
+        raise UsageError(f"--decisions must be at least 1, not {args.decisions}")
+    table = open_table(args)
+    if table.game.race is not None:
+        raise UsageError(f"{table.game.name}: decision sets hold games without the cube; "
+                         "use tabula eval regret")
+    result = make_decision_set(table, args.data, out, args.decisions, args.seed)
+    kinds = ", ".join(f"{k} {n:,}" for k, n in result["kinds"].items())
+    print_json_or_text(args, result, f"wrote {out}: {result['decisions']:,} decisions "
+                                     f"({kinds})")
+    return 0
+
+
+def run_decisions(args):
+    from tabula.eval.decision_set import DecisionSet, score
+    from tabula.eval.players import make_player
+    decision_set = DecisionSet(args.set)
+    if args.player == "perfect":
+        raise UsageError("the perfect player needs a table; a decision set has none")
+    result = score(decision_set, make_player(args.player, decision_set.game), args.seed)
+    lines = [f"{result['player']} on {args.set}:",
+             f"{'kind':<12} {'decisions':>10} {'error rate':>11} {'loss/decision (pts)':>20}"]
+    for name, row in [("all", result), *result["by_kind"].items()]:
+        lines.append(f"{name:<12} {row['decisions']:>10,} {row['error_rate']:>11.2%} "
+                     f"{row['loss_per_decision_points']:>20.4f}")
+    print_json_or_text(args, result, "\n".join(lines))
     return 0
 
 
