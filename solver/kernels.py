@@ -222,17 +222,23 @@ def _throw_values(U, lower, probs, counts, k, first, entries, pos, policy, recor
 
 
 @njit(cache=True, inline="always")
-def _pair_update(U, r, a, q, a2, q2, update):
-    """New values of a pair (or, without update, T(U) for both), and the larger change.
-    V = a + q (1 - V'), V' = a2 + q2 (1 - V): the forfeits solved exactly."""
-    twin = r + 1
+def pair_values(a, q, a2, q2, u, u2, update):
+    """New values of a position and its mirror whose throws are worth a and a2 and are
+    forfeited with probability q and q2, now valued u and u2; without update, T(U) for
+    both. V = a + q (1 - V'), V' = a2 + q2 (1 - V): the forfeits solved exactly."""
     if update:
         denominator = 1.0 - q * q2
         v = (a + q * (1.0 - a2 - q2)) / denominator if denominator > 0.0 else 0.0
-        v2 = a2 + q2 * (1.0 - v)
-    else:
-        v = a + q * (1.0 - U[twin])
-        v2 = a2 + q2 * (1.0 - U[r])
+        return v, a2 + q2 * (1.0 - v)
+    return a + q * (1.0 - u2), a2 + q2 * (1.0 - u)
+
+
+@njit(cache=True, inline="always")
+def _pair_update(U, r, a, q, a2, q2, update):
+    """pair_values of the pair in slots r and r + 1, written when `update`; the larger
+    change."""
+    twin = r + 1
+    v, v2 = pair_values(a, q, a2, q2, U[r], U[twin], update)
     d = max(abs(v - U[r]), abs(v2 - U[twin]))
     if update:
         U[r] = v

@@ -372,10 +372,11 @@ def _lower_values(game, L, M, checkpoint):
 
 
 def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=False,
-          table_budget=TABLE_BUDGET) -> dict:
+          table_budget=TABLE_BUDGET, unit_solver=None) -> dict:
     """Solve `game` into the table file `out`; returns a summary dict.
     table_budget: bytes of tabled moves a unit may hold in memory before they
-    go to a file beside the output."""
+    go to a file beside the output. unit_solver: what solves each unit, solve_unit's
+    arguments taken (default solve_unit; solver/gpu.py's unit_solver sweeps on a GPU)."""
     out = Path(out)
     if threads:
         numba.set_num_threads(threads)
@@ -394,8 +395,8 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
             progress.unit_done(name, positions, None)
             continue
         lower, lower_offset = _lower_values(game, L, M, checkpoint)
-        result = solve_unit(game, L, M, lower, lower_offset, tol, progress, [game.start],
-                            table_budget, checkpoint.dir)
+        result = (unit_solver or solve_unit)(game, L, M, lower, lower_offset, tol, progress,
+                                             [game.start], table_budget, checkpoint.dir)
         del lower
         for p in unit:
             extra = ({"start_value": result.exact[game.start]}

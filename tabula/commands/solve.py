@@ -28,6 +28,10 @@ def add_parser(sub):
     p.add_argument("--one-sided", action="store_true",
                    help="race games (bearoff): only the one-sided table, the distribution "
                         "of the throws each side needs to bear off (up to 15 checkers)")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                   help="where the sweeps run: cpu (default), or cuda, one GPU through "
+                        "numba's CUDA target (moves generated on the fly; see "
+                        "docs/SOLVER.md)")
     p.add_argument("--force", action="store_true", help="overwrite an existing table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -48,9 +52,10 @@ def run(args):
                          "play of both sides together)")
     SolveSettings.check({"tol": args.tol}, "--")
     _check_threads(args.threads)
+    unit_solver = _gpu_unit_solver() if args.device == "cuda" else None
     try:
         summary = solve(game, out, tol=args.tol, threads=args.threads,
-                        max_total=args.max_total, quiet=args.quiet)
+                        max_total=args.max_total, quiet=args.quiet, unit_solver=unit_solver)
     except KeyboardInterrupt:
         print(f"\ntabula solve: interrupted; finished layers are kept in {out}.partial/, "
               "run the same command again to resume", file=sys.stderr)
@@ -69,6 +74,14 @@ def run(args):
             print(f"first player's winning chance from the start: {start:.10f}")
         print(f"table: {out}")
     return 0
+
+
+def _gpu_unit_solver():
+    from tabula.solver import gpu
+    if not gpu.cuda.is_available():
+        raise UsageError("--device cuda: numba sees no CUDA GPU here (a GPU, its driver "
+                         "and numba's CUDA target are needed); solve with --device cpu")
+    return gpu.unit_solver("cuda")
 
 
 def _check_threads(threads):
