@@ -38,10 +38,6 @@ from tabula.solver import kernels
 THREADS = 256   # threads per block
 
 
-class GpuError(RuntimeError):
-    pass
-
-
 def _unit_logic(game, jit):
     """The unit's per-position functions for `game`, compiled by `jit` (numba.njit, or
     numba.cuda.jit(device=True)): the same source for the CPU and the GPU."""
