@@ -5,9 +5,11 @@
 #    against nothing but its own certified residual and its start value;
 # 2. the full Senet game (5 a side) solved on the GPU, every layer certified, the
 #    start value printed to 10 digits (published: 0.502504);
-# 3. from its table, a labelled set (codes and values; the decision losses need the
-#    table, which stays there) and a held-out decision set, made smaller than the
-#    limits on what comes back (files of at most 16 MB in OUT).
+# 3. from its table, what training and measuring a network need here, within the
+#    limits on what comes back (files of at most 16 MB, 60 MB in all): a labelled set
+#    (codes and values), a decision set of its training split for the decision losses
+#    (data.decision_set: the table stays there) and a held-out decision set of its
+#    test split for tabula eval decisions.
 # Everything it measures goes to OUT as JSON; the tables stay in WORK (default
 # /tmp/tabula-gpu). Disk: the Senet 5 table is 34 GB, and writing it while its
 # checkpointed layers still exist takes twice that: WORK needs about 70 GB free.
@@ -27,7 +29,10 @@ tabula solve senet --pieces 5 --device cuda --force --out "$work/senet5.h5" --js
 tabula table info "$work/senet5.h5" --json > "$out/senet5_layers.json"
 
 tabula datagen senet --pieces 5 --table "$work/senet5.h5" --out "$work/senet5-data.h5" \
-    --games 5000 --uniform 200000 --seed 1 --force --json | tee "$out/senet5_datagen.json"
+    --games 4000 --uniform 150000 --seed 1 --force --json | tee "$out/senet5_datagen.json"
+tabula eval decision-set senet --pieces 5 --table "$work/senet5.h5" \
+    --data "$work/senet5-data.h5" --out "$out/senet5-train-decisions.h5" --split train \
+    --decisions 150000 --seed 3 --force --json | tee "$out/senet5_train_decisions.json"
 tabula eval decision-set senet --pieces 5 --table "$work/senet5.h5" \
     --data "$work/senet5-data.h5" --out "$out/senet5-decisions.h5" --decisions 20000 \
     --seed 2 --force --json | tee "$out/senet5_decision_set.json"

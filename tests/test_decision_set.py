@@ -8,7 +8,8 @@ import pytest
 
 from tabula.cli import main
 from tabula.datagen.datafile import DataFile
-from tabula.eval.decision_set import DecisionSet, score
+from tabula.datagen.decision_set import DecisionSet
+from tabula.eval.decision_score import score
 from tabula.eval.players import Player
 from tabula.eval.search import decision_worths
 from tabula.games import get_game
@@ -94,3 +95,41 @@ def test_a_decision_set_is_not_overwritten_without_force(tables, ur3_data, ur3_s
     assert "--force" in capsys.readouterr().err
     assert main(["eval", "decisions", str(ur3_data), "--player", "random"]) == 2
     assert "not a tabula decision set" in capsys.readouterr().err
+
+
+def test_training_takes_its_decisions_from_a_set_of_the_training_split(tables, ur3_data,
+                                                                       ur3_set, tmp_path,
+                                                                       capsys):
+    """Where the table is not at hand, a decision set of the training split feeds the
+    decision losses: each batch takes the next rows in turn, searched ones with their
+    leaves made from the rules alone."""
+    from tabula.training.decisions import searching_leaves, stored_batch_decisions
+    train_set = tmp_path / "train_set.h5"
+    assert main(["eval", "decision-set", "ur", "--pieces", "3", "--table",
+                 str(tables[("ur", 3)].path), "--data", str(ur3_data), "--out",
+                 str(train_set), "--split", "train", "--decisions", "500", "--quiet"]) == 0
+    s = DecisionSet(train_set)
+    assert s.attrs["split"] == "train"
+    assert np.isin(s.codes, DataFile(ur3_data).read("train", "codes")).all()
+    stored = (s.counts, s.next_codes, s.infos, s.worths)
+    made = stored_batch_decisions(s.game, stored, n_batches=3, count=200, first=100,
+                                  searched=True)
+    rows = np.arange(500, 700) % 500                      # batch 2: rows 500..699, cycled
+    batch = [t.numpy() for t in made.batch(2)]
+    for got, want in zip(batch[:4], stored):
+        assert np.array_equal(got, want[rows])
+    leaves = searching_leaves(s.game, s.counts[rows], s.next_codes[rows],
+                              s.infos[rows].astype(np.int64))
+    for got, want in zip(batch[4:], leaves):
+        assert np.array_equal(got, want)
+    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+            "--data.path", str(ur3_data), "--model.decision_weight", "1",
+            "--data.decisions", "128", "--model.search_weight", "1", "--data.searched", "32",
+            "--trainer.max_epochs", "1", "--trainer.log_every_n_steps", "1",
+            "--trainer.default_root_dir", str(tmp_path / "r")]
+    assert main(base + ["--data.decision_set", str(train_set)]) == 0
+    header = next((tmp_path / "r").glob("version_0/metrics.csv")).read_text().splitlines()[0]
+    assert "train_decision_loss" in header and "train_searched_decision_loss" in header
+    capsys.readouterr()
+    assert main(base + ["--data.decision_set", str(ur3_set)]) == 2
+    assert "not made from the training split" in capsys.readouterr().err

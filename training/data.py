@@ -69,7 +69,11 @@ class ValueData(L.LightningDataModule):
         in_memory: read each split into memory once instead of slicing the file. When
             training on an accelerator, the splits (and the decisions) are held on
             it whenever they fit in half its free memory, whatever this says.
-        table: the solved table the data came from; needed for `decisions`.
+        table: the solved table the data came from; needed for `decisions` (or
+            `decision_set`).
+        decision_set: where the table is not at hand (a game solved elsewhere), a
+            decision set made from this file's training split (tabula eval
+            decision-set --split train): the decisions are taken from it in turn.
         decisions: per training batch, how many of its positions also become a
             decision (a throw, its moves and their exact worths) for the model's
             decision loss; 0 for none.
@@ -83,12 +87,13 @@ class ValueData(L.LightningDataModule):
 
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
-                 decisions: int = 0, searched: int = 0, hard: int = 0):
+                 decisions: int = 0, searched: int = 0, hard: int = 0,
+                 decision_set: str | None = None):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers, self.in_memory = num_workers, in_memory
         self.table, self.decisions, self.searched = table, decisions, searched
-        self.hard = hard
+        self.hard, self.decision_set = hard, decision_set
         for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0),
                                  ("decisions", decisions, 0), ("searched", searched, 0),
                                  ("hard", hard, 0)):
@@ -99,9 +104,13 @@ class ValueData(L.LightningDataModule):
         if empty:
             raise DataError(f"{path} has no positions in its {' and '.join(empty)} split: "
                             "make it with more games or positions (tabula datagen)")
-        if (decisions or searched) and not table:
+        if (decisions or searched) and not (table or decision_set):
             raise DataError("data.decisions and data.searched need data.table, the table "
-                            "of the data file")
+                            "of the data file, or data.decision_set")
+        if table and decision_set:
+            raise DataError("give data.table or data.decision_set, not both")
+        if decision_set:
+            self._check_decision_set(decision_set)
         if hard and not decisions:
             raise DataError("data.hard draws again from the decisions of data.decisions: "
                             "set data.decisions too")
@@ -145,10 +154,20 @@ class ValueData(L.LightningDataModule):
                 self.path, split, self.batch_size, self.file.sizes[split], held.get(split),
                 decisions if train else None, searched if train else None)
 
+    def _check_decision_set(self, path):
+        from tabula.datagen.decision_set import DecisionSet
+        stored = DecisionSet(path)
+        if (stored.attrs["data_sha256"], stored.attrs["split"]) != \
+                (self.file.attrs["data_sha256"], "train"):
+            raise DataError(f"{path} was not made from the training split of {self.path} "
+                            "(tabula eval decision-set --split train)")
+
     def _decisions(self):
         """Every training batch's decisions and searched decisions (None without)."""
         if not (self.decisions or self.searched):
             return None, None
+        if self.decision_set:
+            return self._stored_decisions()
         from tabula.solver.table import Table
         from tabula.training.decisions import batch_decisions
         table, codes = Table(self.table), self.file.read("train", "codes")
@@ -158,6 +177,21 @@ class ValueData(L.LightningDataModule):
                                               (self.decisions, self.searched,
                                                SEARCHED_STREAM, True))]
         return made[0], made[1]
+
+    def _stored_decisions(self):
+        """_decisions from the decision set: batch after batch, the decisions first, then
+        the searched ones, taken in turn through the set."""
+        from tabula.datagen.decision_set import DecisionSet
+        from tabula.training.decisions import stored_batch_decisions
+        s = DecisionSet(self.decision_set)
+        stored = (s.counts, s.next_codes, s.infos, s.worths)
+        n_batches = -(-self.file.sizes["train"] // self.batch_size)
+        decisions = (stored_batch_decisions(s.game, stored, n_batches, self.decisions, 0)
+                     if self.decisions else None)
+        searched = (stored_batch_decisions(s.game, stored, n_batches, self.searched,
+                                           n_batches * self.decisions, searched=True)
+                    if self.searched else None)
+        return decisions, searched
 
     def _loader(self, split, shuffle):
         if not self.splits:

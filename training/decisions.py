@@ -15,59 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from numba import njit, prange
 
+from tabula.datagen.decisions import decisions_for, sampled_decisions
 from tabula.games.batch import all_throws
 from tabula.games.game import OVER
-from tabula.games.rng import cumulative, draw_throw, stream_key
 from tabula.infra.progress import Progress
-from tabula.solver.bellman import move_worth
 
 INFO_DTYPE = np.int16   # move infos hold flags up to OVER (bit 11): stored narrow
-
-
-@njit(parallel=True, cache=True)
-def sample_decisions(moves, layer_of, rank, throws, cum_probs, max_moves, flat, offsets,
-                     codes, seeds, streams):
-    """For each code a throw (from stream (seeds[i], streams[i])), its moves and their
-    exact worths (the mover's winning chance after each; 0 in unused slots)."""
-    n = len(codes)
-    counts = np.empty(n, dtype=np.int64)
-    next_codes = np.zeros((n, max_moves), dtype=np.int64)
-    infos = np.zeros((n, max_moves), dtype=np.int64)
-    worths = np.zeros((n, max_moves), dtype=np.float32)
-    for i in prange(n):
-        throw = draw_throw(throws, cum_probs, stream_key(seeds[i], streams[i]), 0)
-        k = moves(codes[i], throw, next_codes[i], infos[i])
-        counts[i] = k
-        for j in range(k):
-            worths[i, j] = move_worth(layer_of, rank, flat, offsets, next_codes[i, j],
-                                      infos[i, j])
-    return counts, next_codes, infos, worths
-
-
-def _decisions(table, codes, seeds, streams):
-    g = table.game
-    counts, next_codes, infos, worths = sample_decisions(
-        g.moves, g.layer_of, g.rank, g.throws, cumulative(g.probs), g.max_moves, table.flat,
-        table.offsets, np.ascontiguousarray(codes), seeds, streams)
-    keep = counts >= 2
-    return counts[keep], next_codes[keep], infos[keep], worths[keep], keep
-
-
-def decisions_for(table, codes: np.ndarray, seed: int):
-    """The decisions with two or more moves among those of `codes` (position i's throw
-    from stream (seed, i))."""
-    n = len(codes)
-    return _decisions(table, codes, np.full(n, seed, np.int64), np.arange(n))[:4]
-
-
-def decisions_with_positions(table, codes: np.ndarray, seed: int):
-    """The decisions of decisions_for, each preceded by its position: (positions,
-    counts, next codes, infos, worths)."""
-    n = len(codes)
-    *decisions, keep = _decisions(table, codes, np.full(n, seed, np.int64), np.arange(n))
-    return (np.asarray(codes)[keep], *decisions)
 
 
 def searching_leaves(game, counts, next_codes, infos):
@@ -113,6 +67,28 @@ class BatchDecisions:
         return sum(t.numel() * t.element_size() for t in self.decisions + self.leaves)
 
 
+def stored_batch_decisions(game, stored: tuple, n_batches: int, count: int, first: int,
+                           searched: bool = False) -> BatchDecisions:
+    """`count` decisions for each of n_batches batches from `stored` ones (counts, next
+    codes, infos, worths: a decision set made from the training split), taken in
+    turn from row `first` on, cycling; with their searching leaves when `searched`
+    (those need the rules only)."""
+    rows = (first + np.arange(n_batches * count)) % len(stored[0])
+    counts, next_codes, infos, worths = (np.ascontiguousarray(a[rows]) for a in stored)
+    starts = np.arange(0, n_batches * count + 1, count)
+    decisions = tuple(torch.from_numpy(a) for a in (counts, next_codes, infos, worths))
+    if not searched:
+        return BatchDecisions(decisions, starts)
+    infos = infos.astype(np.int64)
+    leaves = searching_leaves(game, counts, next_codes, infos)
+    live = np.arange(game.max_moves) < counts[:, None]
+    needing = np.concatenate([[0], np.cumsum((live & ((infos & OVER) == 0)).sum(1))])
+    return BatchDecisions(decisions, starts,
+                          (torch.from_numpy(leaves[0]), torch.from_numpy(leaves[1]),
+                           torch.from_numpy(leaves[2].astype(INFO_DTYPE))),
+                          needing[starts])
+
+
 def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count: int,
                     seed: int, searched: bool = False, quiet: bool = True,
                     chunk: int = 256) -> BatchDecisions:
@@ -130,8 +106,8 @@ def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count
         rows = batch * batch_size + first + index
         inside = rows < len(codes)                  # the last batch may be short
         batch, index, rows = batch[inside], index[inside], rows[inside]
-        counts, next_codes, infos, worths, keep = _decisions(table, codes[rows], seed + batch,
-                                                             index)
+        counts, next_codes, infos, worths, keep = sampled_decisions(table, codes[rows],
+                                                                    seed + batch, index)
         per_batch = np.bincount(batch[keep] - lo, minlength=hi - lo)
         starts += list(starts[-1] + np.cumsum(per_batch))
         parts.append((counts, next_codes, infos.astype(INFO_DTYPE), worths))

@@ -62,12 +62,18 @@ def add_parser(sub):
                                       "which no training record holds, each tagged with its "
                                       "kinds (near-tie, bear-off, capture, backward, water, "
                                       "blockade, ...): a set that measures a player without "
-                                      "the table (tabula eval decisions).")
+                                      "the table (tabula eval decisions). With --split train, "
+                                      "a set that feeds the decision losses of tabula train "
+                                      "without the table (data.decision_set).")
     add_game_arguments(ds)
     add_table_argument(ds, required=True)
     ds.add_argument("--data", required=True, metavar="FILE.h5",
                     help="the data file (tabula datagen) whose test split to draw from")
     ds.add_argument("--out", required=True, metavar="SET.h5", help="decision set to write")
+    ds.add_argument("--split", choices=("test", "train"), default="test",
+                    help="the split to draw from: test (default; positions never met in "
+                         "training, to measure a player) or train (to feed the decision "
+                         "losses of training without the table: data.decision_set)")
     ds.add_argument("--decisions", type=int, default=20000,
                     help="decisions to write (default 20000; fewer if the split runs out)")
     ds.add_argument("--force", action="store_true", help="overwrite an existing file")
@@ -168,7 +174,7 @@ def run_match(args):
 
 
 def run_decision_set(args):
-    from tabula.eval.decision_set import make_decision_set
+    from tabula.datagen.decision_set import make_decision_set
     out = Path(args.out)
     check_output(out, args.force)
     if args.decisions < 1:
@@ -177,7 +183,7 @@ def run_decision_set(args):
     if table.game.race is not None:
         raise UsageError(f"{table.game.name}: decision sets hold games without the cube; "
                          "use tabula eval regret")
-    result = make_decision_set(table, args.data, out, args.decisions, args.seed)
+    result = make_decision_set(table, args.data, out, args.decisions, args.seed, args.split)
     kinds = ", ".join(f"{k} {n:,}" for k, n in result["kinds"].items())
     print_json_or_text(args, result, f"wrote {out}: {result['decisions']:,} decisions "
                                      f"({kinds})")
@@ -185,7 +191,8 @@ def run_decision_set(args):
 
 
 def run_decisions(args):
-    from tabula.eval.decision_set import DecisionSet, score
+    from tabula.datagen.decision_set import DecisionSet
+    from tabula.eval.decision_score import score
     from tabula.eval.players import make_player
     decision_set = DecisionSet(args.set)
     if args.player == "perfect":
