@@ -20,6 +20,22 @@ mkdir -p "$out" "$work"
 tabula() { python -m tabula "$@"; }
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$out/gpu.csv"
 
+# 0. the GPU's tables against the CPU solver's on small games (as tests/test_gpu_solver.py
+#    checks the same kernels under numba's simulator)
+for game in "ur 3" "senet 3"; do
+    set -- $game
+    tabula solve "$1" --pieces "$2" --force --quiet --out "$work/$1$2-cpu.h5"
+    tabula solve "$1" --pieces "$2" --device cuda --force --quiet --out "$work/$1$2-gpu.h5"
+    python -c "
+import sys, numpy as np
+from tabula.solver.table import Table
+a, b = Table(sys.argv[1]), Table(sys.argv[2])
+gap = max(float(np.abs(a.layer(*p).astype(float) - b.layer(*p)).max()) for p in a.layers
+          if min(p) > 0)
+print(sys.argv[1], 'largest difference GPU - CPU', gap)
+assert gap <= 2 ** -24, gap" "$work/$1$2-cpu.h5" "$work/$1$2-gpu.h5" | tee -a "$out/check.txt"
+done
+
 tabula solve ur --pieces 7 --device cuda --force --out "$work/ur7.h5" --json \
     | tee "$out/ur7_solve.json"
 tabula solve senet --pieces 4 --device cuda --force --out "$work/senet4.h5" --json \

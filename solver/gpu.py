@@ -153,6 +153,13 @@ def cpu_kernels(game):
     return keys, wave
 
 
+@cuda.jit(device=True)
+def _thread():
+    """This thread's index in the grid, in int64: the full Senet game's largest layer
+    has more positions than an int32 counts."""
+    return np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
+
+
 @_cached
 def cuda_kernels(game):
     """The unit's kernels compiled for the GPU."""
@@ -161,14 +168,14 @@ def cuda_kernels(game):
 
     @cuda.jit
     def keys(lid, mid, n_l, out):
-        r = cuda.grid(1)
+        r = _thread()
         if r < n_l:
             out[r] = pair_key(lid, mid, n_l, r)
 
     @cuda.jit
     def wave(U, lower, lower_offset, lid, mid, n_l, throws, probs, reps, a, b, update, new,
              where, change):
-        i = cuda.grid(1)
+        i = _thread()
         if i < b - a:
             out_codes = cuda.local.array(max_moves, dtype=np.int64)
             out_info = cuda.local.array(max_moves, dtype=np.int64)
@@ -178,14 +185,14 @@ def cuda_kernels(game):
 
     @cuda.jit
     def write_back(U, new, where, n):
-        i = cuda.grid(1)
+        i = _thread()
         if i < n:
             U[where[2 * i]] = new[2 * i]
             U[where[2 * i + 1]] = new[2 * i + 1]
 
     @cuda.jit
     def to_float32(U):
-        i = cuda.grid(1)
+        i = _thread()
         if i < len(U):
             U[i] = np.float64(np.float32(U[i]))
 
