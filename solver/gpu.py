@@ -79,7 +79,9 @@ def _unit_logic(game, jit):
                         value = U[n_l + r]
                     else:
                         value = lower[lower_offset[layer] + r]
-                best = max(best, worth(info, value))
+                w = worth(info, value)
+                if w > best:   # not max(): numba's CUDA target cannot compile it
+                    best = w
             total += probs[t] * best
         return total, forfeit
 
@@ -102,7 +104,8 @@ def _unit_logic(game, jit):
             new[slot + 1] = v2
             where[slot] = r
             where[slot + 1] = twin
-        return max(abs(v - U[r]), abs(v2 - U[twin]))
+        d, d2 = abs(v - U[r]), abs(v2 - U[twin])
+        return d if d > d2 else d2
 
     return pair_key, pair
 
@@ -160,9 +163,33 @@ def _thread():
     return np.int64(cuda.blockIdx.x) * cuda.blockDim.x + cuda.threadIdx.x
 
 
+def _global_arrays_in_global_memory():
+    """Have numba's CUDA target put the global arrays that the rules read (rank and
+    binomial tables) in global memory instead of constant memory. Constant memory holds
+    64 KB a module and numba copies a table at every place it is used: Ur's kernels ask
+    for 2.8 MB, which ptxas refuses ("too much global constant data"). In global
+    memory they are read through the caches (a few MB: the H200's L2 holds 50)."""
+    from numba.cuda import target
+    from numba.cuda.cudadrv import nvvm
+    make = target.CUDATargetContext.make_constant_array
+    if getattr(make, "in_global_memory", False):
+        return
+
+    def make_in_global_memory(self, builder, aryty, arr):
+        constant = nvvm.ADDRSPACE_CONSTANT
+        nvvm.ADDRSPACE_CONSTANT = nvvm.ADDRSPACE_GLOBAL   # read by make at this call
+        try:
+            return make(self, builder, aryty, arr)
+        finally:
+            nvvm.ADDRSPACE_CONSTANT = constant
+    make_in_global_memory.in_global_memory = True
+    target.CUDATargetContext.make_constant_array = make_in_global_memory
+
+
 @_cached
 def cuda_kernels(game):
     """The unit's kernels compiled for the GPU."""
+    _global_arrays_in_global_memory()
     pair_key, pair = _unit_logic(game, cuda.jit(device=True))
     max_moves = game.max_moves
 

@@ -1,8 +1,11 @@
 """The GPU backend of the solver (solver/gpu.py) without a GPU: its kernel logic
 compiled for the CPU gives the CPU solver's tables on every position of Ur 1-3 and
-Senet's layers with at most 3 pieces, and its CUDA kernels, run by numba's CUDA
-simulator, give Ur 1's."""
+Senet's layers with at most 3 pieces; its CUDA kernels, run by numba's CUDA
+simulator, give Ur 1's; and they compile for the H200 (PTX assembled by ptxas for
+sm_90), where the simulator cannot tell: no Python builtin numba's CUDA target lacks,
+registers and constant memory within the limits."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -13,6 +16,8 @@ from tabula.cli import main
 from tabula.solver import gpu
 from tabula.solver.layered import solve
 from tabula.solver.table import Table
+from numba import types
+
 from tests.conftest import SMALL
 
 ULP = 2.0 ** -24   # float32's step below 1: both solvers stop within 1e-9 of the fixed
@@ -57,3 +62,43 @@ def test_asking_for_a_gpu_where_there_is_none_is_one_line(tmp_path, capsys):
                  "--device", "cuda"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "no CUDA GPU" in err[0]
+
+
+def _nvvm_missing() -> bool:
+    try:
+        gpu.cuda.cudadrv.nvvm.NVVM()
+    except Exception:
+        return True
+    return shutil.which("ptxas") is None
+
+
+class _H200:
+    compute_capability = (9, 0)
+
+
+@pytest.mark.skipif(_nvvm_missing(), reason="needs the CUDA toolkit's NVVM and ptxas")
+@pytest.mark.parametrize("name,pieces", [("ur", 7), ("senet", 5)])
+def test_the_cuda_kernels_compile_for_the_h200(monkeypatch, tmp_path, name, pieces):
+    from tabula.games import get_game
+    # device functions are compiled for the current device's architecture: there is none
+    monkeypatch.setattr(gpu.cuda.dispatcher, "get_current_device", lambda: _H200())
+    keys, wave, write_back, to_float32 = gpu.cuda_kernels(get_game(name, pieces))
+    i64, f64 = types.int64, types.float64
+
+    def array(t):
+        return types.Array(t, 1, "C")
+    signatures = {
+        keys: (i64, i64, i64, array(types.int32)),
+        wave: (array(f64), array(types.float32), array(i64), i64, i64, i64, array(i64),
+               array(f64), array(i64), i64, i64, types.boolean, array(f64), array(i64),
+               array(f64)),
+        write_back: (array(f64), array(f64), array(i64), i64),
+        to_float32: (array(f64),)}
+    for number, (kernel, signature) in enumerate(signatures.items()):
+        ptx, _ = gpu.cuda.compile_ptx(kernel.py_func, signature, cc=(9, 0))
+        path = tmp_path / f"{number}.ptx"
+        path.write_text(ptx)
+        assembled = subprocess.run(["ptxas", "-arch=sm_90", "-v", str(path), "-o",
+                                    str(path.with_suffix(".cubin"))],
+                                   capture_output=True, text=True)
+        assert assembled.returncode == 0, assembled.stderr
