@@ -11,8 +11,10 @@
 #    (data.decision_set: the table stays there) and a held-out decision set of its
 #    test split for tabula eval decisions.
 # Everything it measures goes to OUT as JSON; the tables stay in WORK (default
-# /tmp/tabula-gpu). Disk: the Senet 5 table is 34 GB, and writing it while its
-# checkpointed layers still exist takes twice that: WORK needs about 70 GB free.
+# /tmp/tabula-gpu). Disk: the Senet 5 table is 34 GB. Written beside its checkpointed
+# layers it would take twice that; where the disk has no room for both (the lent
+# machine has 64 GB), each layer's checkpoint file goes once the layer is in the table,
+# so WORK needs the table and its largest layer, (5,5) at 20 GB: about 55 GB free.
 set -euo pipefail
 out=${1:?usage: benchmarks/gpu_full_senet.sh OUT [WORK]}
 work=${2:-/tmp/tabula-gpu}

@@ -15,6 +15,7 @@ complete.
 import json
 import os
 import shutil
+import sys
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -344,6 +345,10 @@ class Checkpoint:
         stats = {**stats, "crc32": layer_crc32(values)}
         _write_atomic(self.dir / f"{stem}.json", json.dumps(stats).encode())
 
+    def discard(self, layer):
+        """Drop a layer's values (its unit is solved again if the solve restarts)."""
+        (self.dir / f"{layer[0]}_{layer[1]}.npy").unlink()
+
     def remove(self):
         shutil.rmtree(self.dir)
 
@@ -369,6 +374,12 @@ def _lower_values(game, L, M, checkpoint):
     if parts:
         np.concatenate(parts, out=flat)
     return flat, lower_offset
+
+
+def _room_for_table(game, layers, out) -> bool:
+    """Whether the disk of `out` holds the table (float32 values) with 1 GiB to spare."""
+    table_bytes = 4 * sum(game.layer_size(*p) for p in layers)
+    return shutil.disk_usage(out.parent).free >= table_bytes + 2 ** 30
 
 
 def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=False,
@@ -421,7 +432,15 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
     if "start_value" in start_stats:
         attrs["start_value"] = start_stats["start_value"]
     tmp = out.with_name(out.name + ".tmp")
-    write_table(tmp, game, layers, lambda a, b: checkpoint.load((a, b)), attrs, stats)
+    done_with = None
+    if not _room_for_table(game, layers, out):
+        if not quiet:
+            print(f"not enough free disk for {out.name} beside its checkpoint: each "
+                  "layer's checkpoint file is deleted once the layer is in the table (an "
+                  "interrupted write solves those layers again)", file=sys.stderr)
+        done_with = lambda a, b: checkpoint.discard((a, b))   # noqa: E731
+    write_table(tmp, game, layers, lambda a, b: checkpoint.load((a, b)), attrs, stats,
+                done_with)
     os.replace(tmp, out)
     checkpoint.remove()
     return {"table": str(out), "game": game.name, "pieces": game.pieces,

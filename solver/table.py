@@ -49,8 +49,9 @@ def layer_crc32(values) -> int:
     return zlib.crc32(np.ascontiguousarray(values, dtype=np.float32))
 
 
-def write_table(path, game, layers, read_layer, attrs, layer_attrs):
-    """Write layers (in order) to `path`; read_layer(a, b) gives each float32 array."""
+def write_table(path, game, layers, read_layer, attrs, layer_attrs, done_with=None):
+    """Write layers (in order) to `path`; read_layer(a, b) gives each float32 array, and
+    done_with(a, b), where given, is called once a layer is written and hashed."""
     meta = stamp(FORMAT, FORMAT_VERSION, game)
     with h5py.File(path, "w", alignment_threshold=1, alignment_interval=ALIGN) as f:
         f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
@@ -62,6 +63,8 @@ def write_table(path, game, layers, read_layer, attrs, layer_attrs):
                 ds = f.create_dataset(dataset_name(a, b), data=values, dtype=np.float32)
                 ds.attrs.update({**layer_attrs[(a, b)], "crc32": layer_crc32(values)})
                 yield values
+                if done_with is not None:
+                    done_with(a, b)
 
         f.attrs["sha256"] = values_sha256(written())
         f.attrs.update(attrs)

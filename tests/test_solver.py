@@ -253,3 +253,21 @@ def test_the_same_bytes_whatever_the_thread_count(tmp_path):
         solve(get_game("ur", 3), out, threads=threads, quiet=True)
         shas.add(Table(out).attrs["sha256"])
     assert len(shas) == 1
+
+
+def test_a_disk_without_room_for_table_and_checkpoint_drops_each_layer_once_written(
+        tables, tmp_path, monkeypatch):
+    deleted = []
+    real_discard = layered.Checkpoint.discard
+
+    def discard(self, layer):
+        assert (tmp_path / "ur2.h5.tmp").exists()   # written into the table first
+        deleted.append(layer)
+        real_discard(self, layer)
+
+    monkeypatch.setattr(layered, "_room_for_table", lambda *args: False)
+    monkeypatch.setattr(layered.Checkpoint, "discard", discard)
+    solve(get_game("ur", 2), tmp_path / "ur2.h5", quiet=True)
+    made, reference = Table(tmp_path / "ur2.h5"), tables[("ur", 2)]
+    assert deleted == list(made.layers)
+    assert made.attrs["sha256"] == reference.attrs["sha256"]
