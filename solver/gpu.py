@@ -169,6 +169,9 @@ def _global_arrays_in_global_memory():
     64 KB a module and numba copies a table at every place it is used: Ur's kernels ask
     for 2.8 MB, which ptxas refuses ("too much global constant data"). In global
     memory they are read through the caches (a few MB: the H200's L2 holds 50)."""
+    from numba import config
+    if config.ENABLE_CUDASIM:   # the simulator runs Python: no memory spaces
+        return
     from numba.cuda import target
     from numba.cuda.cudadrv import nvvm
     make = target.CUDATargetContext.make_constant_array
