@@ -59,6 +59,17 @@ def _run_config(checkpoint: Path):
     return yaml.safe_load(config.read_text()) if config.is_file() else None
 
 
+def written_paths(out, int8: bool) -> list:
+    """The files an export to OUT writes: the model and its manifest, then the int8 pair."""
+    out = Path(out)
+    return [out, out.with_suffix(".json")] + (
+        [int8_model_path(out), int8_model_path(out).with_suffix(".json")] if int8 else [])
+
+
+def int8_model_path(out: Path) -> Path:
+    return out.with_name(out.stem + ".int8.onnx")
+
+
 def export(checkpoint, out, int8=False, quiet=False) -> dict:
     """Write OUT (fp32), and OUT with .int8.onnx if int8, each with a manifest."""
     checkpoint, out = Path(checkpoint), Path(out)
@@ -69,9 +80,8 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     with torch.no_grad():
         reference = model(torch.from_numpy(codes)).double().numpy()
     example = torch.from_numpy(codes[:16])
-    int8_path = out.with_name(out.stem + ".int8.onnx")
-    finals = [out, out.with_suffix(".json")] + (
-        [int8_path, int8_path.with_suffix(".json")] if int8 else [])
+    int8_path = int8_model_path(out)
+    finals = written_paths(out, int8)
     partial = {path: path.with_name(path.name + ".partial") for path in finals}
     try:
         logging.getLogger("torch.onnx").setLevel(logging.ERROR)   # "torchvision not installed"

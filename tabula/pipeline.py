@@ -224,10 +224,11 @@ def _export(game, config, paths, work):
 def _report(game, config, paths, work):
     from tabula.eval.cube_report import write_cube_report
     from tabula.eval.report import write_report
+    from tabula.export.onnx_export import int8_model_path
     r = config["report"]
     model = paths["export"]
     named = {"net": f"net:{model}", "net+search": f"net+search:{model}",
-             "net-int8": f"net:{model.with_name(model.stem + '.int8.onnx')}"}
+             "net-int8": f"net:{int8_model_path(model)}"}
     players = [named.get(p, p) for p in r["players"]]
     if not config["export"]["int8"]:
         players = [p for p in players if ".int8." not in p]

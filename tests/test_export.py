@@ -194,3 +194,22 @@ def test_a_failed_export_leaves_nothing_behind(ur3_run, tmp_path, monkeypatch):
     with pytest.raises(RuntimeError):
         onnx_export.export(ur3_run / "checkpoints" / "best.ckpt", out, int8=True)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_export_replaces_earlier_files_only_with_force(exported, ur3_run, capsys):
+    checkpoint = str(ur3_run / "checkpoints" / "best.ckpt")
+    int8_manifest = exported.with_name(exported.stem + ".int8.json")
+    before = int8_manifest.read_bytes()
+    exported.with_suffix(".json").rename(exported.with_suffix(".kept"))
+    try:   # the fp32 manifest gone, the int8 files still there: refused all the same
+        assert main(["export", checkpoint, "--out", str(exported), "--int8"]) == 2
+        assert f"{exported} exists; use --force" in capsys.readouterr().err
+        exported.rename(exported.with_suffix(".moved"))
+        assert main(["export", checkpoint, "--out", str(exported), "--int8"]) == 2
+        assert f"{int8_manifest.with_name(exported.stem + '.int8.onnx')} exists" in \
+            capsys.readouterr().err
+        assert int8_manifest.read_bytes() == before
+    finally:
+        exported.with_suffix(".moved").rename(exported)
+        exported.with_suffix(".kept").rename(exported.with_suffix(".json"))
+    assert main(["export", checkpoint, "--out", str(exported), "--int8", "--force"]) == 0

@@ -20,6 +20,8 @@ def add_parser(sub):
     p.add_argument("--int8", action="store_true", default=ExportSettings.int8,
                    help="also write MODEL.int8.onnx: int8 weights (one scale per unit; the "
                         "first and last layers stay float32), float32 arithmetic")
+    p.add_argument("--force", action="store_true",
+                   help="replace MODEL.onnx, MODEL.json and their int8 files where they exist")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
 
@@ -28,8 +30,9 @@ def run(args):
     out = Path(args.out)
     if out.suffix != ".onnx":
         raise UsageError("--out must end in .onnx")
-    check_output(out, force=True)   # an export replaces its earlier files
-    from tabula.export.onnx_export import export
+    from tabula.export.onnx_export import export, written_paths
+    for path in written_paths(out, int8=args.int8):
+        check_output(path, args.force)
     results = export(args.checkpoint, out, int8=args.int8)
     if args.json:
         print(json.dumps(results))
