@@ -182,13 +182,10 @@ def _entry_value(U, lower, e, frozen, f0):
 
 
 @njit(cache=True)
-def _wave(waves, w, c0, c1, n_pairs):
-    """Chunks of wave w inside c0 .. c1 - 1, and the first slot and slot count of
-    the wave's part there."""
-    a = max(waves[w], c0)
-    b = min(waves[w + 1], c1)
-    first = 2 * a * CHUNK
-    return a, b, first, 2 * min(b * CHUNK, n_pairs) - first
+def _wave_slots(waves, w, n_pairs):
+    """The first slot of wave w and its number of slots."""
+    first = 2 * waves[w] * CHUNK
+    return first, 2 * min(waves[w + 1] * CHUNK, n_pairs) - first
 
 
 @njit(cache=True, inline="always")
@@ -287,19 +284,26 @@ def sweep(U, lower, probs, counts, starts, entries, c0, c1, update, policy, reco
     c0 .. c1 - 1 and all their moves (`entries` holds those chunks' entries) with
     update=True, returning the largest change; or (update=False) the largest Bellman
     residual |T(U) - U|. With `record`, each throw's best move is kept in `policy`
-    for the cheap sweeps."""
+    for the cheap sweeps. A unit whose moves are read from a file sweeps its chunks
+    block by block, in order, and a wave may run on into the next block: its slots
+    are frozen (in `buffer`) where it starts, and that copy serves its later blocks."""
     n_pairs = counts.shape[0]
     worst = np.zeros(c1 - c0)
     for w in range(len(waves) - 1):
-        a, b, f0, size = _wave(waves, w, c0, c1, n_pairs)
-        if b - a == 1:   # one chunk: nothing to freeze, no thread to start
+        a, b = max(waves[w], c0), min(waves[w + 1], c1)
+        if b <= a:   # not in these chunks
+            continue
+        if waves[w + 1] - waves[w] == 1:   # one chunk: nothing to freeze, no thread to start
             worst[a - c0] = _sweep_chunk(U, lower, probs, counts, starts, entries, c0, a,
                                          update, policy, record, buffer[:0], 0)
             continue
-        if update:
-            frozen = _freeze(U, f0, size, buffer)
-        else:   # nothing changes: the wave's slots before it are U's
+        f0, size = _wave_slots(waves, w, n_pairs)
+        if not update:   # nothing changes: the wave's slots before it are U's
             frozen, f0 = U, 0
+        elif waves[w] >= c0:
+            frozen = _freeze(U, f0, size, buffer)
+        else:   # begun in an earlier block and frozen there
+            frozen = buffer[:size]
         for c in prange(a, b):
             worst[c - c0] = _sweep_chunk(U, lower, probs, counts, starts, entries, c0, c,
                                          update, policy, record, frozen, f0)
@@ -337,10 +341,11 @@ def policy_sweep(U, lower, probs, policy, waves, buffer):
     n_chunks = (n_pairs + CHUNK - 1) // CHUNK
     worst = np.zeros(n_chunks)
     for w in range(len(waves) - 1):
-        a, b, f0, size = _wave(waves, w, 0, n_chunks, n_pairs)
+        a, b = waves[w], waves[w + 1]
         if b - a == 1:
             worst[a] = _policy_chunk(U, lower, probs, policy, a, buffer[:0], 0)
             continue
+        f0, size = _wave_slots(waves, w, n_pairs)
         frozen = _freeze(U, f0, size, buffer)
         for c in prange(a, b):
             worst[c] = _policy_chunk(U, lower, probs, policy, c, frozen, f0)
