@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CARDS = {"ur7": {"python": "the first player wins 51.5%", "play": "4 -> 7", "word": 3,
                  "first": "start", "decides": {"me": [4, 6], "me_waiting": 5,
                                                "opp": [7, 8], "opp_waiting": 5}},
-         "senet4": {"python": "white wins 50.6%", "play": "26 -> 29", "word": 2,
+         "senet4": {"python": "white wins 50.4%", "play": "26 -> 29", "word": 2,
                     "first": "start", "decides": {"me": [12, 26], "opp": [13, 14, 20]}},
          "bearoff10": {"python": "cube: double, take", "play": "to 2,0,0,3,0,0", "word": 5,
                        "first": {"me": [3, 0, 0, 3, 1, 0], "opp": [1, 0, 5, 0, 0, 1]},
