@@ -15,6 +15,7 @@ from tabula.training.decisions import batch_decisions, decisions_for, searched_d
 from tabula.training.evaluate import predict
 from tabula.training.hard import wrong_choices
 from tabula.training.model import ValueNet
+from tabula.training.schedule import cosine_factor, cosine_to_limits
 
 
 def test_short_run_beats_the_mean_and_reports_unseen_error(ur3_run, ur3_data):
@@ -179,6 +180,50 @@ def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):
     started = ValueNet("ur", 3, [32, 32], init_from=str(best))
     codes = DataFile(ur3_data).read("test", "codes")[:500]
     assert np.array_equal(predict(loaded, codes), predict(started, codes))
+
+
+def test_the_rate_follows_a_cosine_over_steps_or_time_whichever_ends_first():
+    weights = [torch.nn.Parameter(torch.zeros(1))]
+    plain = torch.optim.lr_scheduler.CosineAnnealingLR(torch.optim.SGD(weights, lr=2.0), 10)
+    ours = cosine_to_limits(torch.optim.SGD(weights, lr=2.0), 10, None)
+    for _ in range(10):
+        assert ours.get_last_lr()[0] == pytest.approx(plain.get_last_lr()[0], abs=1e-12)
+        plain.step()
+        ours.step()
+    clock = {"elapsed": 30.0}
+    timer = SimpleNamespace(time_elapsed=lambda: clock["elapsed"],
+                            time_remaining=lambda: 100.0 - clock["elapsed"])
+    timed = cosine_to_limits(torch.optim.SGD(weights, lr=2.0), 10, timer)
+    timed.step()                                  # step 1 of 10, 30% of the time
+    assert timed.get_last_lr()[0] == pytest.approx(2.0 * cosine_factor(0.3))
+    clock["elapsed"] = 5.0                        # the steps lead: 2 of 10
+    timed.step()
+    assert timed.get_last_lr()[0] == pytest.approx(2.0 * cosine_factor(0.2))
+    clock["elapsed"] = 120.0                      # past the limit: the rate is zero
+    timed.step()
+    assert timed.get_last_lr()[0] == 0.0
+
+
+def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_path,
+                                                         monkeypatch):
+    """With the limit's time all used (time_fraction 1 wherever there is a timer) the
+    rate is zero from the first step, so the weights stay as they started; without a
+    limit the same run learns."""
+    monkeypatch.setattr("tabula.training.schedule.time_fraction",
+                        lambda timer: 0.0 if timer is None else 1.0)
+    best = ur3_run / "checkpoints" / "best.ckpt"
+    start = ValueNet.load_from_checkpoint(best)
+    codes = DataFile(ur3_data).read("test", "codes")[:500]
+    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden",
+            "[32, 32]", "--model.init_from", str(best), "--data.path", str(ur3_data),
+            "--trainer.max_epochs", "1", "--trainer.enable_progress_bar", "false",
+            "--trainer.enable_model_summary", "false"]
+    for limit, folder in ((["--trainer.max_time", "00:00:10:00"], "timed"), ([], "untimed")):
+        root = tmp_path / folder
+        assert main([*base, *limit, "--trainer.default_root_dir", str(root)]) == 0
+        ran = ValueNet.load_from_checkpoint(root / "version_0" / "checkpoints" / "last.ckpt")
+        same = np.array_equal(predict(ran, codes), predict(start, codes))
+        assert same == (folder == "timed")
 
 
 def test_bad_model_settings_fail_with_one_line(ur3_run, ur3_data, tmp_path, capsys):

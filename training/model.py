@@ -3,12 +3,14 @@ giving the logit of the mover's winning chance (for race tables, one logit for e
 value the table gives: solver/values.py)."""
 import lightning as L
 import torch
+from lightning.pytorch.callbacks import Timer
 from torch import nn
 
 from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.games.game import AGAIN, OVER
 from tabula.solver.values import value_names, value_ranges
+from tabula.training.schedule import cosine_to_limits
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
 LOSSES = ("bce", "mse")
@@ -60,7 +62,9 @@ class ValueNet(L.LightningModule):
         activation: one of relu, gelu, silu, tanh.
         loss: "bce" (binary cross-entropy of the logit against the exact value) or
             "mse" (squared error of the probability).
-        lr: AdamW learning rate, decayed to zero by a cosine over all training steps.
+        lr: AdamW learning rate, decayed to zero by a cosine over the run: over all
+            training steps, or over trainer.max_time where that ends first
+            (training/schedule.py).
         weight_decay: AdamW weight decay.
         decision_weight: weight of the decision loss (needs data.decisions > 0): the
             cross-entropy from the table's choice distribution over a decision's
@@ -257,7 +261,8 @@ class ValueNet(L.LightningModule):
     def configure_optimizers(self):
         optimizer = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr,
                                       weight_decay=self.hparams.weight_decay)
-        steps = max(1, int(self.trainer.estimated_stepping_batches))
-        schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=steps)
+        timers = [c for c in self.trainer.callbacks if isinstance(c, Timer)]
+        schedule = cosine_to_limits(optimizer, int(self.trainer.estimated_stepping_batches),
+                                    timers[0] if timers else None)
         return {"optimizer": optimizer,
                 "lr_scheduler": {"scheduler": schedule, "interval": "step"}}
