@@ -226,6 +226,25 @@ def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_p
         assert same == (folder == "timed")
 
 
+def test_a_run_with_a_schedule_of_an_older_tabula_is_not_resumed(ur3_run, ur3_data,
+                                                               tmp_path, capsys):
+    """Runs before training/schedule.py kept a CosineAnnealingLR's state: resuming one
+    is refused on one line; validating it still works."""
+    checkpoint = torch.load(ur3_run / "checkpoints" / "last.ckpt", weights_only=False)
+    weights = [torch.nn.Parameter(torch.zeros(1))]
+    checkpoint["lr_schedulers"] = [torch.optim.lr_scheduler.CosineAnnealingLR(
+        torch.optim.SGD(weights, lr=1.0), 10).state_dict()]
+    old = tmp_path / "old.ckpt"
+    torch.save(checkpoint, old)
+    base = ["--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[32, 32]",
+            "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
+            "--trainer.default_root_dir", str(tmp_path), "--ckpt_path", str(old)]
+    capsys.readouterr()
+    assert main(["train", "fit", *base, "--trainer.max_epochs", "5"]) == 2
+    assert "cannot be resumed" in capsys.readouterr().err.strip().splitlines()[-1]
+    assert main(["train", "validate", *base]) == 0
+
+
 def test_bad_model_settings_fail_with_one_line(ur3_run, ur3_data, tmp_path, capsys):
     base = ["train", "--model.game", "ur", "--model.pieces", "3", "--data.path", str(ur3_data),
             "--trainer.default_root_dir", str(tmp_path)]

@@ -4,6 +4,7 @@ value the table gives: solver/values.py)."""
 import lightning as L
 import torch
 from lightning.pytorch.callbacks import Timer
+from lightning.pytorch.trainer.states import TrainerFn
 from torch import nn
 
 from tabula.games import get_game
@@ -257,6 +258,17 @@ class ValueNet(L.LightningModule):
             checkpoint["tabula"] = {"data_path": str(data.path),
                                     "data_sha256": data.file.attrs["data_sha256"],
                                     "table_sha256": data.file.attrs["table_sha256"]}
+
+    def on_load_checkpoint(self, checkpoint):
+        """Refuse to resume (--ckpt_path) a run whose schedule state this code cannot
+        continue: runs before training/schedule.py kept a CosineAnnealingLR's. Reading
+        the checkpoint's weights (validate, test, export) is not refused."""
+        fitting = self._trainer is not None and self.trainer.state.fn == TrainerFn.FITTING
+        if fitting and any("lr_lambdas" not in state
+                           for state in checkpoint.get("lr_schedulers", [])):
+            raise ModelError("this checkpoint's learning-rate schedule is of an older "
+                             "tabula and cannot be resumed; start a new run from its "
+                             "weights with --model.init_from instead of --ckpt_path")
 
     def configure_optimizers(self):
         optimizer = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr,
