@@ -10,6 +10,7 @@ from tabula.datagen.datafile import DataFile
 from tabula.eval.search import decision_worths, first_best
 from tabula.games.sampling import uniform_positions
 from tabula.cli import main
+from tabula.training.curves import read_metrics
 from tabula.training.data import SEARCHED_STREAM, ValueData
 from tabula.training.decisions import batch_decisions, decisions_for, searched_decisions_for
 from tabula.training.evaluate import predict
@@ -30,7 +31,8 @@ def test_short_run_beats_the_mean_and_reports_unseen_error(ur3_run, ur3_data):
     absent = ~np.isin(test_codes, data.read("train", "codes"))
     assert result["unseen_in_training"]["records"] == absent.sum() == len(test_codes) > 0
     assert 0 < result["test"]["mean_points"] < 5
-    assert (ur3_run / "metrics.csv").exists()
+    rates = [rate for _, rate in read_metrics(ur3_run / "metrics.csv")["lr"]]
+    assert len(rates) >= 2 and 0.01 > rates[0] > rates[-1] > 0   # the cosine from 0.01
     assert (ur3_run / "checkpoints" / "last.ckpt").exists()
 
 

@@ -30,8 +30,8 @@ can be overridden on the command line (--model.hidden '[64, 64]', --trainer.max_
 5). Each run gets a new folder, version_N under trainer.default_root_dir (never
 overwriting another run): metrics.csv (unless --trainer.logger names another logger or
 false), checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png
-(training and validation loss) and test_error.json (the error on the held-out test
-positions, in percentage points). fit --ckpt_path RUN/checkpoints/last.ckpt resumes a
+(training and validation loss, learning rate) and test_error.json (the error on the
+held-out test positions, in percentage points). fit --ckpt_path RUN/checkpoints/last.ckpt resumes a
 stopped run (weights, optimizer, schedule, epoch); validate and test --ckpt_path
 CHECKPOINT measure a checkpoint on the validation or test split."""
 

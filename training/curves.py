@@ -1,5 +1,6 @@
 """The learning curve of a training run: training loss by step (smoothed), validation
-loss by epoch, from the run's metrics.csv (Lightning's CSV logger), as a PNG."""
+loss by epoch and the learning rate, from the run's metrics.csv (Lightning's CSV
+logger), as a PNG."""
 import csv
 from pathlib import Path
 
@@ -41,7 +42,15 @@ def plot_learning_curve(metrics_csv: Path, out: Path) -> Path | None:
     ax.set_xlabel("training step")
     ax.set_ylabel("loss")
     ax.set_title("Learning curve")
-    ax.legend()
+    lines, labels = ax.get_legend_handles_labels()
+    if series.get("lr"):   # on its own axis: it shows where a time limit stopped the run
+        steps, values = zip(*series["lr"])
+        rate = ax.twinx()
+        lines += rate.plot(steps, values, color="grey", linestyle=":", label="learning rate")
+        labels.append("learning rate")
+        rate.set_ylabel("learning rate")
+        rate.set_ylim(bottom=0)
+    ax.legend(lines, labels)
     fig.tight_layout()
     fig.savefig(out, dpi=110)
     plt.close(fig)

@@ -185,6 +185,7 @@ class ValueNet(L.LightningModule):
     def training_step(self, batch, _):
         loss = self._loss(self(batch["codes"]), batch["values"])
         self.log("train_loss", loss, prog_bar=True)
+        self.log("lr", self.lr_schedulers().get_last_lr()[0])
         decisions, searched = batch.get("decisions"), batch.get("searched")
         if decisions and len(decisions[0]) and self.hparams.decision_weight > 0:
             decision = self._decision_loss(*decisions)
