@@ -228,6 +228,23 @@ def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_p
         assert same == (folder == "timed")
 
 
+def test_a_time_limit_the_steps_end_before_leaves_the_run_as_it_was(ur3_data, tmp_path):
+    """Where the steps end first (the machine a recipe was tuned on), the schedule is
+    the plain cosine over steps: the same seed gives the same weights."""
+    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+            "--data.path", str(ur3_data), "--trainer.max_epochs", "2", "--seed_everything",
+            "7", "--trainer.enable_progress_bar", "false", "--trainer.enable_model_summary",
+            "false"]
+    codes = DataFile(ur3_data).read("test", "codes")[:500]
+    predictions = []
+    for limit, folder in ((["--trainer.max_time", "00:10:00:00"], "timed"), ([], "untimed")):
+        root = tmp_path / folder
+        assert main([*base, *limit, "--trainer.default_root_dir", str(root)]) == 0
+        ran = ValueNet.load_from_checkpoint(root / "version_0" / "checkpoints" / "last.ckpt")
+        predictions.append(predict(ran, codes))
+    assert np.array_equal(*predictions)
+
+
 def test_a_run_with_a_schedule_of_an_older_tabula_is_not_resumed(ur3_run, ur3_data,
                                                                tmp_path, capsys):
     """Runs before training/schedule.py kept a CosineAnnealingLR's state: resuming one
