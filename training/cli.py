@@ -31,8 +31,9 @@ can be overridden on the command line (--model.hidden '[64, 64]', --trainer.max_
 overwriting another run): metrics.csv (unless --trainer.logger names another logger or
 false), checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png
 (training and validation loss, learning rate) and test_error.json (the error on the
-held-out test positions, in percentage points). fit --ckpt_path RUN/checkpoints/last.ckpt resumes a
-stopped run (weights, optimizer, schedule, epoch); validate and test --ckpt_path
+held-out test positions, in percentage points). fit --ckpt_path
+RUN/checkpoints/last.ckpt resumes a stopped run (weights, optimizer, schedule, epoch);
+validate and test --ckpt_path
 CHECKPOINT measure a checkpoint on the validation or test split."""
 
 
