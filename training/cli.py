@@ -33,8 +33,8 @@ false), checkpoints/best.ckpt and last.ckpt, config.yaml, learning_curve.png
 (training and validation loss, learning rate) and test_error.json (the error on the
 held-out test positions, in percentage points). fit --ckpt_path
 RUN/checkpoints/last.ckpt resumes a stopped run (weights, optimizer, schedule, epoch);
-validate and test --ckpt_path
-CHECKPOINT measure a checkpoint on the validation or test split."""
+validate and test --ckpt_path CHECKPOINT measure a checkpoint on the validation or
+test split."""
 
 
 class OneLineParser(LightningArgumentParser):
