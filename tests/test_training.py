@@ -206,6 +206,18 @@ def test_the_rate_follows_a_cosine_over_steps_or_time_whichever_ends_first():
     assert timed.get_last_lr()[0] == 0.0
 
 
+def _predictions_with_and_without_a_limit(train_args, max_time, codes, root):
+    """The last checkpoint's predictions on codes of `tabula train train_args` run with
+    --trainer.max_time max_time, then without a limit."""
+    predictions = []
+    for limit, folder in ((["--trainer.max_time", max_time], "timed"), ([], "untimed")):
+        run = root / folder
+        assert main([*train_args, *limit, "--trainer.default_root_dir", str(run)]) == 0
+        ran = ValueNet.load_from_checkpoint(run / "version_0" / "checkpoints" / "last.ckpt")
+        predictions.append(predict(ran, codes))
+    return predictions
+
+
 def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_path,
                                                          monkeypatch):
     """With the limit's time all used (time_fraction 1 wherever there is a timer) the
@@ -220,12 +232,10 @@ def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_p
             "[32, 32]", "--model.init_from", str(best), "--data.path", str(ur3_data),
             "--trainer.max_epochs", "1", "--trainer.enable_progress_bar", "false",
             "--trainer.enable_model_summary", "false"]
-    for limit, folder in ((["--trainer.max_time", "00:00:10:00"], "timed"), ([], "untimed")):
-        root = tmp_path / folder
-        assert main([*base, *limit, "--trainer.default_root_dir", str(root)]) == 0
-        ran = ValueNet.load_from_checkpoint(root / "version_0" / "checkpoints" / "last.ckpt")
-        same = np.array_equal(predict(ran, codes), predict(start, codes))
-        assert same == (folder == "timed")
+    timed, untimed = _predictions_with_and_without_a_limit(base, "00:00:10:00", codes,
+                                                           tmp_path)
+    assert np.array_equal(timed, predict(start, codes))
+    assert not np.array_equal(untimed, predict(start, codes))
 
 
 def test_a_time_limit_the_steps_end_before_leaves_the_run_as_it_was(ur3_data, tmp_path):
@@ -236,13 +246,8 @@ def test_a_time_limit_the_steps_end_before_leaves_the_run_as_it_was(ur3_data, tm
             "7", "--trainer.enable_progress_bar", "false", "--trainer.enable_model_summary",
             "false"]
     codes = DataFile(ur3_data).read("test", "codes")[:500]
-    predictions = []
-    for limit, folder in ((["--trainer.max_time", "00:10:00:00"], "timed"), ([], "untimed")):
-        root = tmp_path / folder
-        assert main([*base, *limit, "--trainer.default_root_dir", str(root)]) == 0
-        ran = ValueNet.load_from_checkpoint(root / "version_0" / "checkpoints" / "last.ckpt")
-        predictions.append(predict(ran, codes))
-    assert np.array_equal(*predictions)
+    assert np.array_equal(*_predictions_with_and_without_a_limit(base, "00:10:00:00", codes,
+                                                                tmp_path))
 
 
 def test_a_run_with_a_schedule_of_an_older_tabula_is_not_resumed(ur3_run, ur3_data,

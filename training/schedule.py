@@ -21,10 +21,11 @@ def cosine_factor(progress: float) -> float:
 def time_fraction(timer: Timer | None) -> float:
     """The share of the time limit the training has used (0 without a limit); a
     resumed run counts the time before it (Lightning's Timer keeps it in checkpoints)."""
-    if timer is None or timer.time_remaining() is None:
+    remaining = None if timer is None else timer.time_remaining()
+    if remaining is None:
         return 0.0
     elapsed = timer.time_elapsed()
-    return elapsed / max(elapsed + timer.time_remaining(), 1e-9)
+    return elapsed / max(elapsed + remaining, 1e-9)
 
 
 def cosine_to_limits(optimizer, steps: int, timer: Timer | None):
