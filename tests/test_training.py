@@ -398,6 +398,22 @@ def test_asking_for_a_gpu_where_there_is_none_is_one_line(ur3_data, tmp_path, ca
     assert len(err.splitlines()) == 1 and "sees no GPU here" in err
 
 
+def test_a_run_stopped_within_an_epoch_reports_the_steps_it_trained(ur3_data, tmp_path):
+    """A run stopped mid-epoch (by max_steps here, by its time limit in the recipes)
+    reports the part of an epoch it trained and the records it drew, not whole epochs;
+    stopped before it first validated, it ends without a val_loss instead of failing."""
+    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden",
+                 "[8]", "--data.path", str(ur3_data), "--data.batch_size", "256",
+                 "--trainer.max_steps", "3", "--trainer.enable_progress_bar", "false",
+                 "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
+                 str(tmp_path)]) == 0
+    result = json.loads((tmp_path / "version_0" / "test_error.json").read_text())
+    batches = -(-result["train_records"] // 256)
+    assert batches > 3 and result["steps"] == 3
+    assert result["epochs"] == round(3 / batches, 2) < 1
+    assert result["samples_per_second"] * result["train_seconds"] == pytest.approx(3 * 256)
+
+
 def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys):
     """Lightning's conventions: fit | validate | test, --ckpt_path, the user's logger."""
     base = ["--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
@@ -410,6 +426,9 @@ def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_pa
                  str(last)]) == 0
     resumed = json.loads((tmp_path / "version_1" / "test_error.json").read_text())
     assert resumed["epochs"] == 2
+    # the speed counts what this fit trained: the second epoch's records only
+    assert resumed["samples_per_second"] * resumed["train_seconds"] == \
+        pytest.approx(resumed["train_records"])
     epochs = {line.split(",")[0] for line in
               (tmp_path / "version_1" / "metrics.csv").read_text().splitlines()[1:]}
     assert epochs == {"1"}                          # only the second epoch ran

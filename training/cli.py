@@ -8,7 +8,7 @@ import warnings
 from pathlib import Path
 
 import torch
-from lightning.pytorch.callbacks import EarlyStopping, ModelCheckpoint
+from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.loggers import CSVLogger
@@ -65,15 +65,29 @@ class TrainCLI(LightningCLI):
         csv = CSVLogger(base, name="")              # the next free version_N under base
         self.run_folder = Path(csv.log_dir)
         callbacks = list(trainer.get("callbacks") or [])
+        # not strict: a run stopped (max_steps, max_time) before it first validated has
+        # no val_loss, and ends without one instead of failing
         callbacks += [ModelCheckpoint(dirpath=self.run_folder / "checkpoints", filename="best",
                                       monitor="val_loss", save_last=True),
-                      EarlyStopping(monitor="val_loss", patience=self.config["patience"])]
+                      EarlyStopping(monitor="val_loss", patience=self.config["patience"],
+                                    strict=False)]
         if self.datamodule.hard:
             callbacks.append(HardDecisions(self.datamodule.hard))
         if trainer.get("logger") in (None, True):   # else the user's own logger (or none)
             kwargs["logger"] = csv
         kwargs["callbacks"] = callbacks
         return super().instantiate_trainer(**kwargs)
+
+
+class RecordCount(Callback):
+    """Training records drawn in this fit: a run stopped by its time limit, or resumed,
+    trains other than whole epochs of the split."""
+
+    def __init__(self):
+        self.records = 0
+
+    def on_train_batch_end(self, trainer, pl_module, outputs, batch, batch_idx):
+        self.records += len(batch["codes"])
 
 
 class HeldBack(logging.Handler):
@@ -194,9 +208,13 @@ def _fit(cli, ckpt_path=None) -> int:
     if cli.config["threads"]:
         torch.set_num_threads(cli.config["threads"])
     game = data.file.game
+    count = RecordCount()
+    trainer.callbacks.append(count)
     started = time.time()
     trainer.fit(model, data, ckpt_path=ckpt_path, weights_only=True)
     seconds = time.time() - started
+    steps = trainer.global_step
+    epochs = round(steps / max(trainer.num_training_batches, 1), 2)
     best = trainer.checkpoint_callback.best_model_path
     if best:
         model, _ = ValueNet.from_checkpoint(best)
@@ -206,10 +224,9 @@ def _fit(cli, ckpt_path=None) -> int:
     curve = plot_learning_curve(root / "metrics.csv", root / "learning_curve.png")
     result = {"game": game.name, "pieces": game.pieces, "parameters": model.parameter_count(),
               "hidden": list(model.hparams.hidden), "loss": model.hparams.loss,
-              "epochs": trainer.current_epoch, "train_seconds": seconds,
+              "steps": steps, "epochs": epochs, "train_seconds": seconds,
               "train_records": data.file.sizes["train"],
-              "samples_per_second": data.file.sizes["train"] * trainer.current_epoch
-              / max(seconds, 1e-9),
+              "samples_per_second": count.records / max(seconds, 1e-9),
               "best_checkpoint": best, "data_file": str(data.path),
               "data_sha256": data.file.attrs["data_sha256"], **errors,
               "learning_curve": str(curve) if curve else None,
@@ -219,6 +236,6 @@ def _fit(cli, ckpt_path=None) -> int:
     print(f"test error: mean {t['mean_points']:.4f} points, largest {t['max_points']:.3f} "
           f"({t['records']:,} records); on positions absent from training: mean "
           f"{u['mean_points']:.4f}, largest {u['max_points']:.3f} ({u['records']:,} records)")
-    print(f"{model.parameter_count():,} parameters, {trainer.current_epoch} epochs in "
+    print(f"{model.parameter_count():,} parameters, {steps:,} steps ({epochs:g} epochs) in "
           f"{seconds:.0f} s; run folder {root} (best checkpoint {best or 'none'})")
     return 0
