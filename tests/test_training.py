@@ -15,7 +15,8 @@ from tabula.training.data import SEARCHED_STREAM, ValueData
 from tabula.training.decisions import batch_decisions, decisions_for, searched_decisions_for
 from tabula.training.evaluate import predict
 from tabula.training.hard import wrong_choices
-from tabula.training.model import ValueNet
+from tabula.games.game import AGAIN, OVER
+from tabula.training.model import ModelError, ValueNet, torch_next_values
 from tabula.training.schedule import cosine_factor, cosine_to_limits
 
 
@@ -86,9 +87,11 @@ def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, cap
     assert main(base + ["--data.table", str(table), "--data.decisions", "256",
                         "--model.decision_weight", "1.0", "--model.bf16_epochs", "1",
                         "--data.searched", "64", "--model.search_weight", "1.0",
+                        "--model.afterstate_weight", "1.0",
                         "--trainer.default_root_dir", str(root)]) == 0
     header = (root / "version_0" / "metrics.csv").read_text().splitlines()[0]
-    assert "train_decision_loss" in header and "train_searched_decision_loss" in header
+    assert all(f"train_{loss}_loss" in header
+               for loss in ("decision", "searched_decision", "afterstate"))
     assert main(base + ["--data.table", str(table), "--model.search_weight", "1.0",
                         "--trainer.default_root_dir", str(tmp_path / "y")]) == 2
     assert "model.search_weight and data.searched go together" in capsys.readouterr().err
@@ -106,6 +109,19 @@ def test_decisions_carry_the_tables_move_worths(tables):
     exact = decision_worths(table.game, counts, next_codes, infos, 0, table.values)
     live = np.arange(table.game.max_moves) < counts[:, None]
     assert np.abs(exact[live] - worths[live]).max() < 1e-6
+
+
+def test_the_afterstate_targets_are_the_tables_values_after_the_moves(tables):
+    table = tables[("ur", 3)]
+    codes = uniform_positions(table.game, 500, seed=3)
+    counts, next_codes, infos, worths = decisions_for(table, codes, seed=1)
+    live = np.arange(table.game.max_moves) < counts[:, None]
+    need = live & ((infos & OVER) == 0)
+    assert need.sum() > 500 and (infos[need] & AGAIN).any() and not (infos[need] & AGAIN).all()
+    got = torch_next_values(torch.from_numpy(infos[need]), torch.from_numpy(worths[need]))
+    assert np.abs(got.numpy() - table.values(next_codes[need])).max() < 1e-6
+    with pytest.raises(ModelError, match="afterstate_weight needs model.decision_weight"):
+        ValueNet("ur", 3, [8], afterstate_weight=1.0)
 
 
 def test_decisions_made_before_training_are_each_batchs_own(tables):
@@ -381,7 +397,7 @@ def test_every_tensor_of_the_losses_is_made_where_its_inputs_live(tables):
         model.bf16 = True
         losses = [model._loss(model(torch.from_numpy(codes)),
                               torch.full((len(codes),), 0.5, device="cpu")),
-                  model._decision_loss(*decisions), model._searched_decision_loss(*searched)]
+                  *model._decision_losses(*decisions), model._searched_decision_loss(*searched)]
     finally:
         torch.set_default_device(previous)
     assert all(loss.device.type == "cpu" and torch.isfinite(loss) for loss in losses)

@@ -28,6 +28,12 @@ def torch_worths(infos, values):
     return torch.where(over, 1.0, torch.where(again, values, 1.0 - values))
 
 
+def torch_next_values(infos, worths):
+    """The inverse of torch_worths for moves that do not end the game: V(next), the
+    winning chance of the side to throw after the move, from the mover's worth."""
+    return torch.where((infos & AGAIN) != 0, worths, 1.0 - worths)
+
+
 def _live(counts, width):
     """Which of `width` move slots hold a move: slot j < count, made where counts live."""
     return torch.arange(width, device=counts.device) < counts.unsqueeze(-1)
@@ -72,6 +78,10 @@ class ValueNet(L.LightningModule):
             moves, softmax(exact worth / temperature), to the net's (the KL divergence
             plus the target's entropy, which the net does not change: same gradients).
         decision_temperature: in winning-chance units (0.01 = one point).
+        afterstate_weight: weight of a value loss on the positions after the decisions'
+            moves (needs decision_weight > 0 and a table of one value): the decision
+            loss already runs the net on them and the table's worths give their exact
+            values, so they are labelled positions at no extra forward pass.
         search_weight: weight of the searched-decision loss (needs data.searched > 0):
             the same cross-entropy, with the net's worth of each move taken through one
             throw of expectimax past it, as the net+search player scores it.
@@ -87,8 +97,8 @@ class ValueNet(L.LightningModule):
     def __init__(self, game: str, pieces: int, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
                  weight_decay: float = 0.0, decision_weight: float = 0.0,
-                 decision_temperature: float = 0.01, search_weight: float = 0.0,
-                 init_from: str | None = None, bf16_epochs: int = 0):
+                 decision_temperature: float = 0.01, afterstate_weight: float = 0.0,
+                 search_weight: float = 0.0, init_from: str | None = None, bf16_epochs: int = 0):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ModelError(f"activation must be one of {', '.join(ACTIVATIONS)}")
@@ -104,6 +114,7 @@ class ValueNet(L.LightningModule):
                 raise ModelError(f"model.{name} must be more than {low:g}, not {value}")
         for name, value in (("weight_decay", weight_decay), ("decision_weight",
                                                              decision_weight),
+                            ("afterstate_weight", afterstate_weight),
                             ("search_weight", search_weight), ("bf16_epochs", bf16_epochs)):
             if not value >= 0:
                 raise ModelError(f"model.{name} must be 0 or more, not {value}")
@@ -114,6 +125,9 @@ class ValueNet(L.LightningModule):
         for a, b in zip(widths, widths[1:]):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
         self.names = value_names(self.game)
+        if afterstate_weight > 0 and (decision_weight == 0 or len(self.names) > 1):
+            raise ModelError("model.afterstate_weight needs model.decision_weight > 0 and a "
+                             f"table of one value ({game}'s has {len(self.names)})")
         self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], len(self.names)))
         # each output is a logit of its value mapped from its range onto [0, 1]
         low, high = value_ranges(self.game)
@@ -188,9 +202,12 @@ class ValueNet(L.LightningModule):
         self.log("lr", self.lr_schedulers().get_last_lr()[0])
         decisions, searched = batch.get("decisions"), batch.get("searched")
         if decisions and len(decisions[0]) and self.hparams.decision_weight > 0:
-            decision = self._decision_loss(*decisions)
+            decision, afterstate = self._decision_losses(*decisions)
             self.log("train_decision_loss", decision)
             loss = loss + self.hparams.decision_weight * decision
+            if self.hparams.afterstate_weight > 0:
+                self.log("train_afterstate_loss", afterstate)
+                loss = loss + self.hparams.afterstate_weight * afterstate
         if searched and len(searched[0]) and self.hparams.search_weight > 0:
             decision = self._searched_decision_loss(*searched)
             self.log("train_searched_decision_loss", decision)
@@ -213,11 +230,15 @@ class ValueNet(L.LightningModule):
         log_net = torch.log_softmax(torch.where(live, worth / t, -torch.inf), dim=1)
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
-    def _decision_loss(self, counts, next_codes, infos, exact):
+    def _decision_losses(self, counts, next_codes, infos, exact):
+        """The decision loss, and the value loss on the positions after its moves."""
         live = _live(counts, next_codes.shape[1])
-        worth = self._move_worths(infos, live,
-                                  lambda need: torch.sigmoid(self(next_codes[need])))
-        return self._choice_loss(worth, live, exact)
+        need = live & ((infos & OVER) == 0)
+        logits = self(next_codes[need])
+        worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
+        afterstate = self._loss(logits, torch_next_values(infos[need], exact[need])
+                                .to(logits.dtype))
+        return self._choice_loss(worth, live, exact), afterstate
 
     def _searched_decision_loss(self, counts, next_codes, infos, exact, *leaves):
         live = _live(counts, next_codes.shape[1])
