@@ -16,6 +16,7 @@ from tabula.training.decisions import batch_decisions, decisions_for, searched_d
 from tabula.training.evaluate import predict
 from tabula.training.hard import wrong_choices
 from tabula.games.game import AGAIN, OVER
+from tabula.training import model as model_module
 from tabula.training.model import ModelError, ValueNet, torch_next_values
 from tabula.training.schedule import cosine_factor, cosine_to_limits
 
@@ -296,7 +297,9 @@ def test_bad_model_settings_fail_with_one_line(ur3_run, ur3_data, tmp_path, caps
     assert len(err) == 1 and "does not fit this model" in err[0] and "size mismatch" in err[0]
 
 
-def test_bf16_epochs_run_hidden_layers_in_bfloat16_only_while_training(ur3_data):
+def test_bf16_epochs_run_hidden_layers_in_bfloat16_only_while_training(ur3_data,
+                                                                       monkeypatch):
+    monkeypatch.setattr(model_module, "fast_bfloat16", lambda device: True)
     model = ValueNet("ur", 3, [64, 64], bf16_epochs=1)
     codes = torch.from_numpy(DataFile(ur3_data).read("test", "codes")[:1000])
     exact = model(codes)
@@ -314,6 +317,20 @@ def test_bf16_epochs_run_hidden_layers_in_bfloat16_only_while_training(ur3_data)
     model.trainer.current_epoch = 1
     model.on_train_epoch_start()
     assert torch.equal(model(codes), exact)
+
+
+def test_bf16_epochs_are_float32_with_a_warning_where_bfloat16_is_slow(ur3_data, tmp_path,
+                                                                       monkeypatch, capsys):
+    monkeypatch.setattr(model_module, "fast_bfloat16", lambda device: False)
+    model = ValueNet("ur", 3, [64, 64], bf16_epochs=1)
+    model.trainer = SimpleNamespace(current_epoch=0)
+    model.on_train_epoch_start()
+    assert not model.bf16
+    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
+                 "--model.bf16_epochs", "1", "--data.path", str(ur3_data),
+                 "--trainer.max_steps", "2", "--trainer.enable_progress_bar", "false",
+                 "--trainer.default_root_dir", str(tmp_path)]) == 0
+    assert "model.bf16_epochs ignored" in capsys.readouterr().err
 
 
 def test_searched_worths_are_the_search_players(tables, ur3_run):

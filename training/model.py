@@ -1,6 +1,8 @@
 """The value network: the game's features of packed position codes, then an MLP
 giving the logit of the mover's winning chance (for race tables, one logit for each
 value the table gives: solver/values.py)."""
+import sys
+
 import lightning as L
 import torch
 from lightning.pytorch.callbacks import Timer
@@ -32,6 +34,16 @@ def torch_next_values(infos, worths):
     """The inverse of torch_worths for moves that do not end the game: V(next), the
     winning chance of the side to throw after the move, from the mover's worth."""
     return torch.where((infos & AGAIN) != 0, worths, 1.0 - worths)
+
+
+def fast_bfloat16(device: torch.device) -> bool:
+    """Whether bfloat16 matrix products are fast on `device`. On a CPU oneDNN needs
+    AVX-512 (AVX512-BF16 or AMX at best); on one with AVX2 only, autocast takes a
+    reference path that made the Ur step 18 times slower than float32
+    (docs/BENCHMARKS.md, "Decisions made once")."""
+    if device.type == "cpu":
+        return torch.ops.mkldnn._is_mkldnn_bf16_supported()
+    return device.type == "cuda" and torch.cuda.is_bf16_supported()
 
 
 def _live(counts, width):
@@ -91,6 +103,7 @@ class ValueNet(L.LightningModule):
             bfloat16 (autocast; the weights, the output layer and the loss stay
             float32). Faster steps on a CPU with AMX or AVX512-BF16 (docs/BENCHMARKS.md);
             the float32 epochs after them let the weights settle at full precision.
+            Ignored, with a warning, where bfloat16 is not fast (fast_bfloat16).
             Evaluation, export and play always run in float32.
     """
 
@@ -177,8 +190,15 @@ class ValueNet(L.LightningModule):
             return values
         return values * values.new_tensor(self.unit_scale) + values.new_tensor(self.unit_shift)
 
+    def on_train_start(self):
+        if self.hparams.bf16_epochs and not fast_bfloat16(self.device):
+            print(f"tabula train: no fast bfloat16 on this {self.device.type} (a CPU needs "
+                  "AVX-512): model.bf16_epochs ignored, every epoch runs in float32",
+                  file=sys.stderr)
+
     def on_train_epoch_start(self):
-        self.bf16 = self.current_epoch < self.hparams.bf16_epochs
+        self.bf16 = (self.current_epoch < self.hparams.bf16_epochs
+                     and fast_bfloat16(self.device))
 
     def predict(self, codes: torch.Tensor) -> torch.Tensor:
         """The mover's winning chance (n,), or each value of solver.values (n, k)."""
