@@ -39,7 +39,7 @@ def torch_next_values(infos, worths):
 def fast_bfloat16(device: torch.device) -> bool:
     """Whether bfloat16 matrix products are fast on `device`. On a CPU oneDNN needs
     AVX-512 (AVX512-BF16 or AMX at best); on one with AVX2 only, autocast takes a
-    reference path that made the Ur step 18 times slower than float32
+    reference path that made the Ur step about 17 times slower than float32
     (docs/BENCHMARKS.md, "Decisions made once")."""
     if device.type == "cpu":
         return torch.ops.mkldnn._is_mkldnn_bf16_supported()
