@@ -8,14 +8,15 @@ import torch
 
 from tabula.datagen.datafile import DataFile
 from tabula.eval.search import decision_worths, first_best
+from tabula.games.game import AGAIN, OVER
 from tabula.games.sampling import uniform_positions
 from tabula.cli import main
 from tabula.training.curves import read_metrics
 from tabula.training.data import SEARCHED_STREAM, ValueData
-from tabula.training.decisions import batch_decisions, decisions_for, searched_decisions_for
+from tabula.training.decisions import (batch_decisions, decisions_for, searched_decisions_for,
+                                       valued_moves)
 from tabula.training.evaluate import predict
 from tabula.training.hard import wrong_choices
-from tabula.games.game import AGAIN, OVER
 from tabula.training import model as model_module
 from tabula.training.model import ModelError, ValueNet, torch_next_values
 from tabula.training.schedule import cosine_factor, cosine_to_limits
@@ -117,8 +118,9 @@ def test_the_afterstate_targets_are_the_tables_values_after_the_moves(tables):
     codes = uniform_positions(table.game, 500, seed=3)
     counts, next_codes, infos, worths = decisions_for(table, codes, seed=1)
     live = np.arange(table.game.max_moves) < counts[:, None]
-    need = live & ((infos & OVER) == 0)
-    assert need.sum() > 500 and (infos[need] & AGAIN).any() and not (infos[need] & AGAIN).all()
+    need = valued_moves(live, infos)
+    assert need.sum() > 500 and (infos[live & ~need] & OVER).all()
+    assert (infos[need] & AGAIN).any() and not (infos[need] & AGAIN).all()
     got = torch_next_values(torch.from_numpy(infos[need]), torch.from_numpy(worths[need]))
     assert np.abs(got.numpy() - table.values(next_codes[need])).max() < 1e-6
     with pytest.raises(ModelError, match="afterstate_weight needs model.decision_weight"):
@@ -403,7 +405,8 @@ def test_every_tensor_of_the_losses_is_made_where_its_inputs_live(tables):
     from tabula.training.decisions import decisions_for, searched_decisions_for
     table = tables[("ur", 3)]
     codes = uniform_positions(table.game, 256, seed=4)
-    model = ValueNet("ur", 3, [16], decision_weight=1.0, search_weight=1.0, bf16_epochs=1)
+    model = ValueNet("ur", 3, [16], decision_weight=1.0, afterstate_weight=1.0,
+                     search_weight=1.0, bf16_epochs=1)
     decisions = [torch.from_numpy(p) for p in decisions_for(table, codes[:128], seed=1)]
     searched = [torch.from_numpy(p) for p in searched_decisions_for(table, codes[128:],
                                                                       seed=2)]

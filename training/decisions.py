@@ -24,13 +24,19 @@ from tabula.infra.progress import Progress
 INFO_DTYPE = np.int16   # move infos hold flags up to OVER (bit 11): stored narrow
 
 
+def valued_moves(live, infos):
+    """Which live moves lead to a position the net must value: those that do not end
+    the game (numpy or torch arrays)."""
+    return live & ((infos & OVER) == 0)
+
+
 def searching_leaves(game, counts, next_codes, infos):
     """The moves of every throw after each move of the decisions that neither ends the
     game nor is unused, in row-major order of those moves: leaf counts (k, T), leaf next
     codes (k, T, M), leaf infos (k, T, M) (games.batch's all_throws, so a throw with no
     move is one move passing the turn)."""
     live = np.arange(game.max_moves) < counts[:, None]
-    searched = next_codes[live & ((infos & OVER) == 0)]
+    searched = next_codes[valued_moves(live, infos)]
     return all_throws(game.moves, game.mirror, game.throws, game.max_moves, searched)
 
 
@@ -82,7 +88,7 @@ def stored_batch_decisions(game, stored: tuple, n_batches: int, count: int, firs
     infos = infos.astype(np.int64)
     leaves = searching_leaves(game, counts, next_codes, infos)
     live = np.arange(game.max_moves) < counts[:, None]
-    needing = np.concatenate([[0], np.cumsum((live & ((infos & OVER) == 0)).sum(1))])
+    needing = np.concatenate([[0], np.cumsum(valued_moves(live, infos).sum(1))])
     return BatchDecisions(decisions, starts,
                           (torch.from_numpy(leaves[0]), torch.from_numpy(leaves[1]),
                            torch.from_numpy(leaves[2].astype(INFO_DTYPE))),
@@ -114,7 +120,7 @@ def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count
         if searched:
             leaves = searching_leaves(table.game, counts, next_codes, infos)
             live = np.arange(table.game.max_moves) < counts[:, None]
-            needing = (live & ((infos & OVER) == 0)).sum(1)
+            needing = valued_moves(live, infos).sum(1)
             per_batch = np.bincount(batch[keep] - lo, weights=needing,
                                     minlength=hi - lo).astype(np.int64)
             leaf_starts += list(leaf_starts[-1] + np.cumsum(per_batch))

@@ -13,6 +13,7 @@ from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.games.game import AGAIN, OVER
 from tabula.solver.values import value_names, value_ranges
+from tabula.training.decisions import valued_moves
 from tabula.training.schedule import cosine_to_limits
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
@@ -225,7 +226,7 @@ class ValueNet(L.LightningModule):
             decision, afterstate = self._decision_losses(*decisions)
             self.log("train_decision_loss", decision)
             loss = loss + self.hparams.decision_weight * decision
-            if self.hparams.afterstate_weight > 0:
+            if afterstate is not None:
                 self.log("train_afterstate_loss", afterstate)
                 loss = loss + self.hparams.afterstate_weight * afterstate
         if searched and len(searched[0]) and self.hparams.search_weight > 0:
@@ -237,7 +238,7 @@ class ValueNet(L.LightningModule):
     def _move_worths(self, infos, live, values_of_next):
         """The mover's winning chance after each move (torch_worths), with
         values_of_next(need) giving V of the codes under the mask `need`."""
-        need = live & ((infos & OVER) == 0)
+        need = valued_moves(live, infos)
         v = torch.zeros(infos.shape, device=infos.device)
         v[need] = values_of_next(need)
         return torch_worths(infos, v)
@@ -251,13 +252,16 @@ class ValueNet(L.LightningModule):
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
     def _decision_losses(self, counts, next_codes, infos, exact):
-        """The decision loss, and the value loss on the positions after its moves."""
+        """The decision loss, and the value loss on the positions after its moves (None
+        without model.afterstate_weight)."""
         live = _live(counts, next_codes.shape[1])
-        need = live & ((infos & OVER) == 0)
+        need = valued_moves(live, infos)
         logits = self(next_codes[need])
         worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
-        afterstate = self._loss(logits, torch_next_values(infos[need], exact[need])
-                                .to(logits.dtype))
+        afterstate = None
+        if self.hparams.afterstate_weight > 0:
+            afterstate = self._loss(logits, torch_next_values(infos[need], exact[need])
+                                    .to(logits.dtype))
         return self._choice_loss(worth, live, exact), afterstate
 
     def _searched_decision_loss(self, counts, next_codes, infos, exact, *leaves):
