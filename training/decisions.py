@@ -30,13 +30,17 @@ def valued_moves(live, infos):
     return live & ((infos & OVER) == 0)
 
 
+def valued_move_mask(game, counts, infos):
+    """valued_moves of numpy decisions given by their move counts: (k, M)."""
+    return valued_moves(np.arange(game.max_moves) < counts[:, None], infos)
+
+
 def searching_leaves(game, counts, next_codes, infos):
     """The moves of every throw after each move of the decisions that neither ends the
     game nor is unused, in row-major order of those moves: leaf counts (k, T), leaf next
     codes (k, T, M), leaf infos (k, T, M) (games.batch's all_throws, so a throw with no
     move is one move passing the turn)."""
-    live = np.arange(game.max_moves) < counts[:, None]
-    searched = next_codes[valued_moves(live, infos)]
+    searched = next_codes[valued_move_mask(game, counts, infos)]
     return all_throws(game.moves, game.mirror, game.throws, game.max_moves, searched)
 
 
@@ -87,8 +91,7 @@ def stored_batch_decisions(game, stored: tuple, n_batches: int, count: int, firs
         return BatchDecisions(decisions, starts)
     infos = infos.astype(np.int64)
     leaves = searching_leaves(game, counts, next_codes, infos)
-    live = np.arange(game.max_moves) < counts[:, None]
-    needing = np.concatenate([[0], np.cumsum(valued_moves(live, infos).sum(1))])
+    needing = np.concatenate([[0], np.cumsum(valued_move_mask(game, counts, infos).sum(1))])
     return BatchDecisions(decisions, starts,
                           (torch.from_numpy(leaves[0]), torch.from_numpy(leaves[1]),
                            torch.from_numpy(leaves[2].astype(INFO_DTYPE))),
@@ -119,8 +122,7 @@ def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count
         parts.append((counts, next_codes, infos.astype(INFO_DTYPE), worths))
         if searched:
             leaves = searching_leaves(table.game, counts, next_codes, infos)
-            live = np.arange(table.game.max_moves) < counts[:, None]
-            needing = valued_moves(live, infos).sum(1)
+            needing = valued_move_mask(table.game, counts, infos).sum(1)
             per_batch = np.bincount(batch[keep] - lo, weights=needing,
                                     minlength=hi - lo).astype(np.int64)
             leaf_starts += list(leaf_starts[-1] + np.cumsum(per_batch))
