@@ -8,6 +8,7 @@ import torch
 
 from tabula.datagen.datafile import DataFile
 from tabula.eval.search import decision_worths, first_best
+from tabula.export.onnx_export import export
 from tabula.games.game import AGAIN, OVER
 from tabula.games.sampling import uniform_positions
 from tabula.cli import main
@@ -201,6 +202,22 @@ def test_init_from_starts_with_the_checkpoints_weights(ur3_run, ur3_data):
     started = ValueNet("ur", 3, [32, 32], init_from=str(best))
     codes = DataFile(ur3_data).read("test", "codes")[:500]
     assert np.array_equal(predict(loaded, codes), predict(started, codes))
+
+
+def test_init_from_reads_the_weights_of_an_exported_model(ur3_run, ur3_data, tmp_path):
+    best = ur3_run / "checkpoints" / "best.ckpt"
+    export(best, tmp_path / "net.onnx", int8=True, quiet=True)
+    started = ValueNet("ur", 3, [32, 32], init_from=str(tmp_path / "net.onnx"))
+    codes = DataFile(ur3_data).read("test", "codes")[:500]
+    assert np.array_equal(predict(ValueNet.load_from_checkpoint(best), codes),
+                          predict(started, codes))
+    with pytest.raises(ModelError, match="int8 model"):
+        ValueNet("ur", 3, [32, 32], init_from=str(tmp_path / "net.int8.onnx"))
+    with pytest.raises(ModelError, match="does not fit"):
+        ValueNet("ur", 3, [16], init_from=str(tmp_path / "net.onnx"))
+    (tmp_path / "junk.onnx").write_bytes(b"not a model")
+    with pytest.raises(ModelError, match="not an ONNX file"):
+        ValueNet("ur", 3, [32, 32], init_from=str(tmp_path / "junk.onnx"))
 
 
 def test_the_rate_follows_a_cosine_over_steps_or_time_whichever_ends_first():

@@ -4,9 +4,11 @@ value the table gives: solver/values.py)."""
 import sys
 
 import lightning as L
+import onnx
 import torch
 from lightning.pytorch.callbacks import Timer
 from lightning.pytorch.trainer.states import TrainerFn
+from onnx import numpy_helper
 from torch import nn
 
 from tabula.games import get_game
@@ -72,6 +74,30 @@ def read_checkpoint(path) -> dict:
     return raw
 
 
+def read_initial_weights(path) -> dict:
+    """The weights model.init_from names: a checkpoint's (read_checkpoint), or those of
+    an fp32 model file `tabula export` wrote (.onnx), so that a shipped model, which
+    comes without its checkpoint, can be trained on."""
+    if not str(path).endswith(".onnx"):
+        return read_checkpoint(path)["state_dict"]
+    try:
+        graph = onnx.load(path).graph
+    except FileNotFoundError:
+        raise ModelError(f"no model file {path}") from None
+    except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
+        reason = (str(err).strip().splitlines() or ["unreadable"])[0]
+        raise ModelError(f"{path} is not an ONNX file ({reason})") from None
+    # the export wraps the net as `net` (export.onnx_export.Prediction)
+    weights = {t.name.removeprefix("net."): torch.from_numpy(numpy_helper.to_array(t).copy())
+               for t in graph.initializer if t.name.startswith("net.")}
+    if any(name.endswith(".int8") for name in weights):
+        raise ModelError(f"{path} is an int8 model, whose weights are rounded: start from "
+                         "the fp32 model exported beside it")
+    if not weights:
+        raise ModelError(f"{path} is not a value net `tabula export` wrote (no net weights)")
+    return weights
+
+
 class ValueNet(L.LightningModule):
     """An MLP value net for one game variant.
 
@@ -98,8 +124,9 @@ class ValueNet(L.LightningModule):
         search_weight: weight of the searched-decision loss (needs data.searched > 0):
             the same cross-entropy, with the net's worth of each move taken through one
             throw of expectimax past it, as the net+search player scores it.
-        init_from: a checkpoint of the same architecture whose weights to start from
-            (to continue training with a new learning-rate schedule).
+        init_from: a checkpoint, or an fp32 model file of `tabula export` (.onnx), of
+            the same architecture whose weights to start from (to continue training
+            with a new learning-rate schedule).
         bf16_epochs: training epochs, from the first, whose hidden layers run in
             bfloat16 (autocast; the weights, the output layer and the loss stay
             float32). Faster steps on a CPU with AMX or AVX512-BF16 (docs/BENCHMARKS.md);
@@ -149,14 +176,14 @@ class ValueNet(L.LightningModule):
         self.unit_shift = [-v / (h - v) for v, h in zip(low, high)]
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
-            state = read_checkpoint(init_from)["state_dict"]
+            state = read_initial_weights(init_from)
             try:
                 self.load_state_dict(state)
             except RuntimeError as err:
                 first = str(err).splitlines()[-1].strip()
                 raise ModelError(f"model.init_from {init_from} does not fit this model "
-                                 f"(game, pieces and hidden widths must be the "
-                                 f"checkpoint's): {first}") from None
+                                 f"(game, pieces and hidden widths must be its "
+                                 f"own): {first}") from None
 
     @classmethod
     def from_checkpoint(cls, path) -> tuple["ValueNet", dict]:
