@@ -4,11 +4,9 @@ value the table gives: solver/values.py)."""
 import sys
 
 import lightning as L
-import onnx
 import torch
 from lightning.pytorch.callbacks import Timer
 from lightning.pytorch.trainer.states import TrainerFn
-from onnx import numpy_helper
 from torch import nn
 
 from tabula.games import get_game
@@ -80,6 +78,8 @@ def read_initial_weights(path) -> dict:
     comes without its checkpoint, can be trained on."""
     if not str(path).endswith(".onnx"):
         return read_checkpoint(path)["state_dict"]
+    import onnx   # here, not above: it adds over a second to every start of training
+    from onnx import numpy_helper
     try:
         graph = onnx.load(path).graph
     except FileNotFoundError:
