@@ -56,6 +56,11 @@ class ModelError(TabulaError):
     """Model settings that cannot be built, or a checkpoint that does not fit them."""
 
 
+def _first_line(err) -> str:
+    """An unreadable file's error, cut to one line for a one-line refusal."""
+    return (str(err).strip().splitlines() or ["unreadable"])[0]
+
+
 def read_checkpoint(path) -> dict:
     """A checkpoint's contents, read with torch's weights-only unpickler: a file that
     would run code (a pickle with a payload) is refused, never executed."""
@@ -64,9 +69,8 @@ def read_checkpoint(path) -> dict:
     except FileNotFoundError:
         raise ModelError(f"no checkpoint file {path}") from None
     except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
-        reason = (str(err).strip().splitlines() or ["unreadable"])[0]
-        raise ModelError(f"{path} is not a checkpoint tabula can read safely ({reason})") \
-            from None
+        raise ModelError(f"{path} is not a checkpoint tabula can read safely "
+                         f"({_first_line(err)})") from None
     if not isinstance(raw, dict) or "state_dict" not in raw:
         raise ModelError(f"{path} is not a checkpoint of a tabula value net (tabula train)")
     return raw
@@ -85,8 +89,7 @@ def read_initial_weights(path) -> dict:
     except FileNotFoundError:
         raise ModelError(f"no model file {path}") from None
     except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
-        reason = (str(err).strip().splitlines() or ["unreadable"])[0]
-        raise ModelError(f"{path} is not an ONNX file ({reason})") from None
+        raise ModelError(f"{path} is not an ONNX file ({_first_line(err)})") from None
     # the export wraps the net as `net` (export.onnx_export.Prediction)
     weights = {t.name.removeprefix("net."): torch.from_numpy(numpy_helper.to_array(t).copy())
                for t in graph.initializer if t.name.startswith("net.")}
