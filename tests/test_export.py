@@ -110,6 +110,18 @@ def test_bad_checkpoints_fail_clearly(tmp_path, capsys):
     other.write_bytes(b"not a checkpoint")
     assert main(["export", str(other), "--out", out]) == 2
     assert "not a checkpoint tabula can read safely" in capsys.readouterr().err
+    settings = {"game": "ur", "pieces": 3, "hidden": [8]}
+    torch.save({"state_dict": {}, "hyper_parameters": {**settings, "width": 3}}, other)
+    assert main(["export", str(other), "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "not a checkpoint of a tabula value net" in err and "width" in err
+    weights = ValueNet(**settings).state_dict()
+    weights["mlp.4.weight"] = weights["mlp.2.weight"]   # a layer the settings do not have
+    torch.save({"state_dict": weights, "hyper_parameters": settings}, other)
+    assert main(["export", str(other), "--out", out]) == 2
+    err = capsys.readouterr().err
+    assert "do not fit the net its settings describe" in err and "mlp.4.weight" in err
+    assert len(err.splitlines()) == 1
 
 
 class Payload:

@@ -179,14 +179,17 @@ class ValueNet(L.LightningModule):
         self.unit_shift = [-v / (h - v) for v, h in zip(low, high)]
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
-            state = read_initial_weights(init_from)
-            try:
-                self.load_state_dict(state)
-            except RuntimeError as err:
-                first = str(err).splitlines()[-1].strip()
-                raise ModelError(f"model.init_from {init_from} does not fit this model "
-                                 f"(game, pieces and hidden widths must be its "
-                                 f"own): {first}") from None
+            self._load_weights(read_initial_weights(init_from),
+                               f"model.init_from {init_from} does not fit this model (game, "
+                               "pieces and hidden widths must be its own)")
+
+    def _load_weights(self, state: dict, refusal: str):
+        """Load state, or refuse in one line (refusal, then torch's last line) where its
+        names or shapes are not this net's."""
+        try:
+            self.load_state_dict(state)
+        except RuntimeError as err:
+            raise ModelError(f"{refusal}: {str(err).splitlines()[-1].strip()}") from None
 
     @classmethod
     def from_checkpoint(cls, path) -> tuple["ValueNet", dict]:
@@ -197,8 +200,12 @@ class ValueNet(L.LightningModule):
                    if not k.startswith("_")}
         if "game" not in hparams or "hidden" not in hparams:
             raise ModelError(f"{path} is not a checkpoint of a tabula value net (tabula train)")
-        net = cls(**{**hparams, "init_from": None})   # its weights are the checkpoint's
-        net.load_state_dict(raw["state_dict"])
+        try:
+            net = cls(**{**hparams, "init_from": None})   # its weights are the checkpoint's
+        except TypeError as err:   # a setting this ValueNet does not take
+            raise ModelError(f"{path} is not a checkpoint of a tabula value net ({err})") from None
+        net._load_weights(raw["state_dict"], f"the weights in {path} do not fit the net its "
+                                             "settings describe")
         return net, raw
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
