@@ -492,6 +492,11 @@ def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_pa
         assert answer["subcommand"] == subcommand and answer[key] > 0
     assert main(["train", "test", *base]) == 2
     assert "needs --ckpt_path" in capsys.readouterr().err
+    wider = [*base[:5], "[16]", *base[6:]]          # a net the checkpoint's weights do not fit
+    for subcommand in ("validate", "fit"):
+        assert main(["train", subcommand, *wider, "--ckpt_path", str(last)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert "do not fit" in err and "size mismatch" in err and len(err.splitlines()) == 1
     assert main(["train", "fit", *base, "--trainer.max_epochs", "1",
                  "--trainer.logger", "false"]) == 0
     assert not (tmp_path / "version_4" / "metrics.csv").exists()

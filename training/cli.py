@@ -176,7 +176,10 @@ def run(argv) -> int:
     held.restore(replay=True)
     ckpt = cli.config["ckpt_path"]
     if ckpt is not None:
-        read_checkpoint(ckpt)   # refused if it would run code, before Lightning reads it
+        # refused before Lightning reads it if it would run code or its weights are not
+        # those of the model these settings make (one line, not Lightning's traceback)
+        cli.model.load_weights(read_checkpoint(ckpt)["state_dict"],
+                               f"the weights in {ckpt} do not fit the model of these settings")
     if subcommand == "fit":
         return _fit(cli, ckpt)
     measure = cli.trainer.validate if subcommand == "validate" else cli.trainer.test

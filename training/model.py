@@ -179,11 +179,11 @@ class ValueNet(L.LightningModule):
         self.unit_shift = [-v / (h - v) for v, h in zip(low, high)]
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
-            self._load_weights(read_initial_weights(init_from),
+            self.load_weights(read_initial_weights(init_from),
                                f"model.init_from {init_from} does not fit this model (game, "
                                "pieces and hidden widths must be its own)")
 
-    def _load_weights(self, state: dict, refusal: str):
+    def load_weights(self, state: dict, refusal: str):
         """Load state, or refuse in one line (refusal, then torch's last line) where its
         names or shapes are not this net's."""
         try:
@@ -204,7 +204,7 @@ class ValueNet(L.LightningModule):
             net = cls(**{**hparams, "init_from": None})   # its weights are the checkpoint's
         except TypeError as err:   # a setting this ValueNet does not take
             raise ModelError(f"{path} is not a checkpoint of a tabula value net ({err})") from None
-        net._load_weights(raw["state_dict"], f"the weights in {path} do not fit the net its "
+        net.load_weights(raw["state_dict"], f"the weights in {path} do not fit the net its "
                                              "settings describe")
         return net, raw
 
