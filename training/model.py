@@ -180,8 +180,8 @@ class ValueNet(L.LightningModule):
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
             self.load_weights(read_initial_weights(init_from),
-                               f"model.init_from {init_from} does not fit this model (game, "
-                               "pieces and hidden widths must be its own)")
+                              f"model.init_from {init_from} does not fit this model (game, "
+                              "pieces and hidden widths must be its own)")
 
     def load_weights(self, state: dict, refusal: str):
         """Load state, or refuse in one line (refusal, then torch's last line) where its
@@ -205,7 +205,7 @@ class ValueNet(L.LightningModule):
         except TypeError as err:   # a setting this ValueNet does not take
             raise ModelError(f"{path} is not a checkpoint of a tabula value net ({err})") from None
         net.load_weights(raw["state_dict"], f"the weights in {path} do not fit the net its "
-                                             "settings describe")
+                                            "settings describe")
         return net, raw
 
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
