@@ -467,7 +467,8 @@ def test_a_run_stopped_within_an_epoch_reports_the_steps_it_trained(ur3_data, tm
     assert result["samples_per_second"] * result["train_seconds"] == pytest.approx(3 * 256)
 
 
-def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys):
+def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys,
+                                                                caplog):
     """Lightning's conventions: fit | validate | test, --ckpt_path, the user's logger."""
     base = ["--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
             "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
@@ -490,13 +491,16 @@ def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_pa
         assert main(["train", subcommand, *base, "--ckpt_path", str(last)]) == 0
         answer = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
         assert answer["subcommand"] == subcommand and answer[key] > 0
+    caplog.clear()
     assert main(["train", "test", *base]) == 2
     assert "needs --ckpt_path" in capsys.readouterr().err
+    assert "Seed set" not in caplog.text        # refused before Lightning's banner
     wider = [{"[8]": "[16]"}.get(arg, arg) for arg in base]   # a net the weights do not fit
     for subcommand in ("validate", "fit"):
         assert main(["train", subcommand, *wider, "--ckpt_path", str(last)]) == 2
         err = capsys.readouterr().err.strip()
         assert "do not fit" in err and "size mismatch" in err and len(err.splitlines()) == 1
+        assert "Seed set" not in caplog.text
     assert main(["train", "fit", *base, "--trainer.max_epochs", "1",
                  "--trainer.logger", "false"]) == 0
     assert not (tmp_path / "version_4" / "metrics.csv").exists()

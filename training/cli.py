@@ -163,6 +163,15 @@ def run(argv) -> int:
                        parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
         check_settings(cli)
         _check_pairing(cli.model, cli.datamodule)
+        ckpt = cli.config["ckpt_path"]
+        if ckpt is None and subcommand != "fit":
+            raise DataError(f"tabula train {subcommand} needs --ckpt_path CHECKPOINT")
+        if ckpt is not None:
+            # refused before Lightning reads it if it would run code or its weights are
+            # not those of the model these settings make (one line, not a traceback)
+            cli.model.load_weights(read_checkpoint(ckpt)["state_dict"],
+                                   f"the weights in {ckpt} do not fit the model of these "
+                                   "settings")
     except MisconfigurationException as err:   # Lightning's refusal of a trainer setting
         held.restore(replay=False)
         reason = " ".join(str(err).split())
@@ -174,17 +183,9 @@ def run(argv) -> int:
         held.restore(replay=False)
         raise
     held.restore(replay=True)
-    ckpt = cli.config["ckpt_path"]
-    if ckpt is not None:
-        # refused before Lightning reads it if it would run code or its weights are not
-        # those of the model these settings make (one line, not Lightning's traceback)
-        cli.model.load_weights(read_checkpoint(ckpt)["state_dict"],
-                               f"the weights in {ckpt} do not fit the model of these settings")
     if subcommand == "fit":
         return _fit(cli, ckpt)
     measure = cli.trainer.validate if subcommand == "validate" else cli.trainer.test
-    if ckpt is None:
-        raise DataError(f"tabula train {subcommand} needs --ckpt_path CHECKPOINT")
     results = measure(cli.model, datamodule=cli.datamodule, ckpt_path=ckpt, weights_only=True)
     print(json.dumps({"subcommand": subcommand, "checkpoint": ckpt, **results[0]}))
     return 0
