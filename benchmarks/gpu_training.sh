@@ -4,9 +4,9 @@
 #   benchmarks/gpu_training.sh OUT [MINUTES] [WORK]
 # 1. `tabula pipeline` of the recipe (configs/pipeline/ur7.yaml): its table and data set
 #    made on the CPU's cores, its two training stages on the GPU with their time limits
-#    scaled to MINUTES (default 5) in all, in the recipe's proportion (39 : 19), nothing
-#    else changed; exported and scored by the pipeline's report, 10,000 games greedy
-#    and with one throw of search, seed 1, against the table;
+#    scaled to MINUTES (default 5) in all, in the proportion of the recipe's own limits
+#    (39 : 19 minutes), nothing else changed; exported and scored by the pipeline's
+#    report, 10,000 games greedy and with one throw of search, seed 1, against the table;
 # 2. benchmarks/bench_train_steps.py on the GPU with that table and data set: samples a
 #    second of the recipe's steps, to set against the 2-core machine's (docs/
 #    BENCHMARKS.md, "Decisions made once"; the target is 30 times).
@@ -33,10 +33,16 @@ config = yaml.safe_load(open(recipe))
 config["workdir"] = workdir
 config["train"]["threads"] = 0   # all cores
 stages = [s for s in ("train", "finetune") if config.get(s)]
-weights = {"train": 39, "finetune": 19} if len(stages) == 2 else {"train": 1}
-for stage in stages:
-    trainer = config[stage].setdefault("trainer", {})
-    seconds = round(60 * float(minutes) * weights[stage] / sum(weights.values()))
+trainers = {s: config[s].setdefault("trainer", {}) for s in stages}
+# each stage's share: its own time limit's (Lightning's DD:HH:MM:SS), or equal shares
+# where the recipe does not limit every stage
+shares = {s: sum(int(part) * unit for part, unit in
+                 zip(str(t["max_time"]).split(":"), (86400, 3600, 60, 1)))
+          for s, t in trainers.items() if "max_time" in t}
+if len(shares) < len(stages):
+    shares = dict.fromkeys(stages, 1)
+for stage, trainer in trainers.items():
+    seconds = round(60 * float(minutes) * shares[stage] / sum(shares.values()))
     trainer["max_time"] = f"00:00:{seconds // 60:02d}:{seconds % 60:02d}"
 config["train"]["trainer"]["accelerator"] = accelerator
 config["report"] = {**config.get("report", {}), "players": ["net", "net+search"]}
