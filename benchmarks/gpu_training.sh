@@ -14,11 +14,15 @@
 # model); the table and data set stay in WORK (default /tmp/tabula-gpu-training).
 # To try the script without a GPU: ACCELERATOR=cpu RECIPE=configs/pipeline/quick.yaml.
 set -euo pipefail
-out=${1:?usage: benchmarks/gpu_training.sh OUT [MINUTES] [WORK]}
+usage() { echo "benchmarks/gpu_training.sh: $1" >&2; exit 2; }
+[ $# -ge 1 ] || usage "usage: benchmarks/gpu_training.sh OUT [MINUTES] [WORK]"
+out=$1
 minutes=${2:-5}
 work=${3:-/tmp/tabula-gpu-training}
 recipe=${RECIPE:-configs/pipeline/ur7.yaml}
 accelerator=${ACCELERATOR:-gpu}
+[[ $minutes =~ ^[0-9]+([.][0-9]+)?$ ]] || usage "MINUTES must be a number, not '$minutes'"
+[ -f "$recipe" ] || usage "no pipeline recipe $recipe (RECIPE)"
 mkdir -p "$out" "$work"
 if [ "$accelerator" = gpu ]; then
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv > "$out/gpu.csv"
