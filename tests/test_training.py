@@ -455,12 +455,8 @@ def test_a_run_stopped_within_an_epoch_reports_the_steps_it_trained(ur3_data, tm
     """A run stopped mid-epoch (by max_steps here, by its time limit in the recipes)
     reports the part of an epoch it trained and the records it drew, not whole epochs;
     stopped before it first validated, it ends without a val_loss instead of failing."""
-    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden",
-                 "[8]", "--data.path", str(ur3_data), "--data.batch_size", "256",
-                 "--trainer.max_steps", "3", "--trainer.enable_progress_bar", "false",
-                 "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
-                 str(tmp_path)]) == 0
-    result = json.loads((tmp_path / "version_0" / "test_error.json").read_text())
+    result = _quiet_fit(ur3_data, tmp_path, "--data.batch_size", "256",
+                        "--trainer.max_steps", "3")
     batches = -(-result["train_records"] // 256)
     assert batches > 3 and result["steps"] == 3
     assert result["epochs"] == round(3 / batches, 2) < 1
@@ -505,3 +501,46 @@ def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_pa
                  "--trainer.logger", "false"]) == 0
     assert not (tmp_path / "version_4" / "metrics.csv").exists()
     assert (tmp_path / "version_4" / "test_error.json").is_file()
+
+
+def test_train_sources_keep_only_those_training_records(tables, ur3_data, tmp_path, capsys):
+    """--data.train_sources '[self-play]' trains on the self-play records alone: every
+    training batch, and every decision, comes from them; the validation and test splits
+    stay whole, and the error on unseen positions counts only the records kept."""
+    file = DataFile(ur3_data)
+    source = file.read("train", "source")
+    self_play = file.read("train", "codes")[source == 0]
+    assert 0 < len(self_play) < len(source)
+    data = ValueData(str(ur3_data), batch_size=256, table=str(tables[("ur", 3)].path),
+                     decisions=32, train_sources=["self-play"])
+    data.setup("fit")
+    train = data.splits["train"]
+    assert len(train) == -(-len(self_play) // 256)
+    assert np.array_equal(torch.cat([train[i]["codes"] for i in range(len(train))]).numpy(),
+                          self_play)
+    table = tables[("ur", 3)]
+    made = batch_decisions(table, self_play, 256, 0, 32, 0, searched=False, quiet=True)
+    assert np.array_equal(train.decisions.starts, made.starts)
+    assert all(torch.equal(a, b) for a, b in zip(train.decisions.decisions, made.decisions))
+    assert data.splits["val"].size == file.sizes["val"]
+    result = _quiet_fit(ur3_data, tmp_path, "--data.train_sources", "[self-play]",
+                        "--trainer.max_epochs", "1")
+    assert result["train_records"] == len(self_play)
+    unseen = ~np.isin(file.read("test", "codes"), self_play)
+    assert result["unseen_in_training"]["records"] == unseen.sum()
+    for sources, said in ((["selfplay"], "must name some of self-play, uniform, alternative"),
+                          (["alternative"], "has no training records of alternative")):
+        assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--data.path",
+                     str(ur3_data), "--data.train_sources", json.dumps(sources),
+                     "--trainer.default_root_dir", str(tmp_path / "refused")]) == 2
+        assert said in capsys.readouterr().err
+
+
+def _quiet_fit(data, root, *settings) -> dict:
+    """`tabula train` of a tiny Ur 3 net with `settings`, without progress bar or
+    summary, in root; its test_error.json."""
+    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden",
+                 "[8]", "--data.path", str(data), "--trainer.enable_progress_bar", "false",
+                 "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
+                 str(root), *settings]) == 0
+    return json.loads((root / "version_0" / "test_error.json").read_text())

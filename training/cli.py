@@ -222,14 +222,14 @@ def _fit(cli, ckpt_path=None) -> int:
     best = trainer.checkpoint_callback.best_model_path
     if best:
         model, _ = ValueNet.from_checkpoint(best)
-    errors = test_error(model, data.file)
+    errors = test_error(model, data.file, data.read("train", "codes"))
     root = cli.run_folder
     root.mkdir(parents=True, exist_ok=True)
     curve = plot_learning_curve(root / "metrics.csv", root / "learning_curve.png")
     result = {"game": game.name, "pieces": game.pieces, "parameters": model.parameter_count(),
               "hidden": list(model.hparams.hidden), "loss": model.hparams.loss,
               "steps": steps, "epochs": epochs, "train_seconds": seconds,
-              "train_records": data.file.sizes["train"],
+              "train_records": data.sizes["train"],
               "samples_per_second": count.records / max(seconds, 1e-9),
               "best_checkpoint": best, "data_file": str(data.path),
               "data_sha256": data.file.attrs["data_sha256"], **errors,

@@ -10,10 +10,11 @@ there. The decisions of the decision losses are made once, before training
 """
 import h5py
 import lightning as L
+import numpy as np
 import torch
 from torch.utils.data import DataLoader, Dataset
 
-from tabula.datagen.datafile import DataError, DataFile
+from tabula.datagen.datafile import SOURCES, DataError, DataFile
 
 SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
 DEVICE_SHARE = 0.5          # at most this share of an accelerator's free memory holds data
@@ -83,12 +84,16 @@ class ValueData(L.LightningDataModule):
         hard: per training batch, how many more decisions to draw from those the net
             chose wrongly when it last played a sample of them, at the start of the
             epoch (training/hard.py); 0 for none. Needs `decisions`.
+        train_sources: train only on the training records of these sources (names of
+            datagen/datafile.py's SOURCES, e.g. [self-play] to leave out the uniform
+            draws); None for all. The kept records are held in memory; the validation
+            and test splits stay whole.
     """
 
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
                  decisions: int = 0, searched: int = 0, hard: int = 0,
-                 decision_set: str | None = None):
+                 decision_set: str | None = None, train_sources: list[str] | None = None):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers, self.in_memory = num_workers, in_memory
@@ -117,6 +122,10 @@ class ValueData(L.LightningDataModule):
         if decisions + searched > batch_size:
             raise DataError(f"data.decisions + data.searched ({decisions + searched}) "
                             f"exceed data.batch_size ({batch_size})")
+        self.train_sources = train_sources
+        self.kept = self._kept_training_records(train_sources)
+        self.sizes = {**self.file.sizes, "train": self.file.sizes["train"] if self.kept is None
+                      else int(self.kept.sum())}
         if table:
             from tabula.solver.table import Table
             sha = Table(table).attrs["sha256"]
@@ -135,9 +144,9 @@ class ValueData(L.LightningDataModule):
         accelerator = device.type != "cpu"
         decisions, searched = self._decisions()
         held = {}
-        if self.in_memory or accelerator:
+        if self.in_memory or accelerator or self.kept is not None:
             for split in ("train", "val", "test"):
-                held[split] = {key: torch.from_numpy(self.file.read(split, key))
+                held[split] = {key: torch.from_numpy(self.read(split, key))
                                for key in ("codes", "values")}
         if accelerator:
             parts = [d for d in (decisions, searched) if d is not None]
@@ -146,13 +155,31 @@ class ValueData(L.LightningDataModule):
                 held = {s: {k: t.to(device) for k, t in h.items()} for s, h in held.items()}
                 decisions, searched = (d.to(device) if d is not None else None
                                        for d in (decisions, searched))
-            elif not self.in_memory:
+            elif not self.in_memory and self.kept is None:
                 held = {}
         for split in ("train", "val", "test"):
             train = split == "train"
             self.splits[split] = SplitBatches(
-                self.path, split, self.batch_size, self.file.sizes[split], held.get(split),
+                self.path, split, self.batch_size, self.sizes[split], held.get(split),
                 decisions if train else None, searched if train else None)
+
+    def read(self, split: str, key: str):
+        """A column of a split as training sees it: the training split's kept records."""
+        column = self.file.read(split, key)
+        return column if split != "train" or self.kept is None else column[self.kept]
+
+    def _kept_training_records(self, sources):
+        """The mask of training records whose source is in `sources` (None: all kept)."""
+        if sources is None:
+            return None
+        unknown = [name for name in sources if name not in SOURCES]
+        if unknown or not sources:
+            raise DataError(f"data.train_sources must name some of {', '.join(SOURCES)}, "
+                            f"not {', '.join(unknown) or 'none'}")
+        kept = np.isin(self.file.read("train", "source"), [SOURCES.index(s) for s in sources])
+        if not kept.any():
+            raise DataError(f"{self.path} has no training records of {', '.join(sources)}")
+        return kept
 
     def _check_decision_set(self, path):
         from tabula.datagen.decision_set import DecisionSet
@@ -170,7 +197,7 @@ class ValueData(L.LightningDataModule):
             return self._stored_decisions()
         from tabula.solver.table import Table
         from tabula.training.decisions import batch_decisions
-        table, codes = Table(self.table), self.file.read("train", "codes")
+        table, codes = Table(self.table), self.read("train", "codes")
         made = [batch_decisions(table, codes, self.batch_size, first, count, seed, searched=s,
                                 quiet=False) if count else None
                 for first, count, seed, s in ((0, self.decisions, 0, False),
@@ -185,7 +212,7 @@ class ValueData(L.LightningDataModule):
         from tabula.training.decisions import stored_batch_decisions
         s = DecisionSet(self.decision_set)
         stored = (s.counts, s.next_codes, s.infos, s.worths)
-        n_batches = -(-self.file.sizes["train"] // self.batch_size)
+        n_batches = -(-self.sizes["train"] // self.batch_size)
         decisions = (stored_batch_decisions(s.game, stored, n_batches, self.decisions, 0)
                      if self.decisions else None)
         searched = (stored_batch_decisions(s.game, stored, n_batches, self.searched,
