@@ -511,14 +511,14 @@ def test_train_sources_keep_only_those_training_records(tables, ur3_data, tmp_pa
     source = file.read("train", "source")
     self_play = file.read("train", "codes")[source == 0]
     assert 0 < len(self_play) < len(source)
-    data = ValueData(str(ur3_data), batch_size=256, table=str(tables[("ur", 3)].path),
-                     decisions=32, train_sources=["self-play"])
+    table = tables[("ur", 3)]
+    data = ValueData(str(ur3_data), batch_size=256, table=str(table.path), decisions=32,
+                     train_sources=["self-play"])
     data.setup("fit")
     train = data.splits["train"]
     assert len(train) == -(-len(self_play) // 256)
     assert np.array_equal(torch.cat([train[i]["codes"] for i in range(len(train))]).numpy(),
                           self_play)
-    table = tables[("ur", 3)]
     made = batch_decisions(table, self_play, 256, 0, 32, 0, searched=False, quiet=True)
     assert np.array_equal(train.decisions.starts, made.starts)
     assert all(torch.equal(a, b) for a, b in zip(train.decisions.decisions, made.decisions))

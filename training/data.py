@@ -96,7 +96,7 @@ class ValueData(L.LightningDataModule):
                  decision_set: str | None = None, train_sources: list[str] | None = None):
         super().__init__()
         self.path, self.batch_size = path, batch_size
-        self.num_workers, self.in_memory = num_workers, in_memory
+        self.num_workers = num_workers
         self.table, self.decisions, self.searched = table, decisions, searched
         self.hard, self.decision_set = hard, decision_set
         for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0),
@@ -122,8 +122,8 @@ class ValueData(L.LightningDataModule):
         if decisions + searched > batch_size:
             raise DataError(f"data.decisions + data.searched ({decisions + searched}) "
                             f"exceed data.batch_size ({batch_size})")
-        self.train_sources = train_sources
         self.kept = self._kept_training_records(train_sources)
+        self.in_memory = in_memory or self.kept is not None
         self.sizes = {**self.file.sizes, "train": self.file.sizes["train"] if self.kept is None
                       else int(self.kept.sum())}
         if table:
@@ -144,7 +144,7 @@ class ValueData(L.LightningDataModule):
         accelerator = device.type != "cpu"
         decisions, searched = self._decisions()
         held = {}
-        if self.in_memory or accelerator or self.kept is not None:
+        if self.in_memory or accelerator:
             for split in ("train", "val", "test"):
                 held[split] = {key: torch.from_numpy(self.read(split, key))
                                for key in ("codes", "values")}
@@ -155,7 +155,7 @@ class ValueData(L.LightningDataModule):
                 held = {s: {k: t.to(device) for k, t in h.items()} for s, h in held.items()}
                 decisions, searched = (d.to(device) if d is not None else None
                                        for d in (decisions, searched))
-            elif not self.in_memory and self.kept is None:
+            elif not self.in_memory:
                 held = {}
         for split in ("train", "val", "test"):
             train = split == "train"
@@ -175,7 +175,7 @@ class ValueData(L.LightningDataModule):
         unknown = [name for name in sources if name not in SOURCES]
         if unknown or not sources:
             raise DataError(f"data.train_sources must name some of {', '.join(SOURCES)}, "
-                            f"not {', '.join(unknown) or 'none'}")
+                            f"not {', '.join(unknown) or 'an empty list'}")
         kept = np.isin(self.file.read("train", "source"), [SOURCES.index(s) for s in sources])
         if not kept.any():
             raise DataError(f"{self.path} has no training records of {', '.join(sources)}")
