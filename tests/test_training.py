@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from tabula.datagen.datafile import DataFile
+from tabula.datagen.datafile import DataError, DataFile
 from tabula.eval.search import decision_worths, first_best
 from tabula.export.onnx_export import export
 from tabula.games.game import AGAIN, OVER
@@ -534,6 +534,9 @@ def test_train_sources_keep_only_those_training_records(tables, ur3_data, tmp_pa
                      str(ur3_data), "--data.train_sources", json.dumps(sources),
                      "--trainer.default_root_dir", str(tmp_path / "refused")]) == 2
         assert said in capsys.readouterr().err
+    with pytest.raises(DataError, match="cannot follow data.train_sources"):
+        ValueData(str(ur3_data), decisions=32, decision_set="unread.h5",
+                  train_sources=["self-play"])
 
 
 def _quiet_fit(data, root, *settings) -> dict:

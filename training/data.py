@@ -114,6 +114,9 @@ class ValueData(L.LightningDataModule):
                             "of the data file, or data.decision_set")
         if table and decision_set:
             raise DataError("give data.table or data.decision_set, not both")
+        if decision_set and train_sources is not None:
+            raise DataError("data.decision_set holds decisions of the whole training split, "
+                            "so it cannot follow data.train_sources: give data.table instead")
         if decision_set:
             self._check_decision_set(decision_set)
         if hard and not decisions:
