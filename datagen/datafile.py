@@ -7,9 +7,9 @@ File layout:
   train/ val/ test/   codes int64, values float32 (the mover's exact winning
           chance; from race tables (n, k), the columns the attribute value_names
           names: solver/values.py), source uint8 (index into SOURCES: met in self-play, drawn
-          uniformly, or reached by a move self-play did not choose); each shuffled
-          and chunked, so that
-          training reads contiguous slices.
+          uniformly, reached by a move self-play did not choose, or met in games of
+          the perfect player that never explore); each shuffled and chunked, so
+          that training reads contiguous slices.
 A position occurs in at most one split.
 """
 import hashlib
@@ -28,7 +28,7 @@ from tabula.infra.manifest import missing_fields
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1
 SPLITS = ("train", "val", "test")
-SOURCES = ("self-play", "uniform", "alternative")
+SOURCES = ("self-play", "uniform", "alternative", "perfect-play")
 CHUNK = 1 << 16
 
 

@@ -1,5 +1,6 @@
-"""A labelled position set from a solved table: self-play with exploration plus
-positions drawn uniformly within layers, split by position, shuffled, written.
+"""A labelled position set from a solved table: self-play with exploration, positions
+drawn uniformly within layers and, if asked, games that never explore (the games
+`tabula eval regret` scores a player on), split by position, shuffled, written.
 
 Everything is a function of the seed: the same seed gives the same file, byte
 for byte (on the same machine and code version, which the file records).
@@ -27,19 +28,22 @@ GAMES_PER_CHUNK = 4096
 FIRST_CAPACITY = 1024     # positions a game may meet before its chunk is replayed larger
 SPLIT_STREAM = 1 << 62    # stream of the position -> split hash
 UNIFORM_STREAM = 1 << 61  # streams of the uniform draws
+PERFECT_PLAY = SOURCES.index("perfect-play")
 
 
 def self_play(table, games: int, explore: float, seed: int, quiet=False,
-              alternatives=False) -> tuple[np.ndarray, np.ndarray]:
-    """Codes of every position met in `games` games (in game order), and their source
-    (0 met; 2 the result of a move not chosen, with `alternatives`)."""
+              alternatives=False, first_game=0) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of every position met in games first_game .. first_game + games - 1 (in
+    game order), and their source (0 met; 2 the result of a move not chosen, with
+    `alternatives`)."""
     g = table.game
     cum_probs = cumulative(g.probs)
     parts, part_kinds = [], []
     capacity = FIRST_CAPACITY * (g.max_moves if alternatives else 1)
-    progress = Progress("self-play", games, "games", quiet)
-    for first in range(0, games, GAMES_PER_CHUNK):
-        n = min(GAMES_PER_CHUNK, games - first)
+    progress = Progress("self-play" if explore else "perfect play", games, "games",
+                        quiet or not games)
+    for first in range(first_game, first_game + games, GAMES_PER_CHUNK):
+        n = min(GAMES_PER_CHUNK, first_game + games - first)
         while True:
             out = np.empty(n * capacity, dtype=np.int64)
             kinds = np.zeros(n * capacity, dtype=np.uint8)
@@ -60,7 +64,7 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
         used = np.arange(capacity)[None, :] < counts[:, None]
         parts.append(out.reshape(n, capacity)[used])
         part_kinds.append(kinds.reshape(n, capacity)[used])
-        progress.update(first + n)
+        progress.update(first - first_game + n)
     progress.done(f"{games:,} games, {sum(len(p) for p in parts):,} positions")
     if not parts:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint8)
@@ -102,10 +106,17 @@ def split_of(codes, seed, val_frac, test_frac):
 
 
 def generate(table, out, games: int, explore: float, uniform: int, seed: int,
-             val_frac: float, test_frac: float, quiet=False, alternatives=False) -> dict:
-    """Generate the set and write it to `out` (via OUT.partial, renamed when whole)."""
+             val_frac: float, test_frac: float, quiet=False, alternatives=False,
+             perfect_games=0) -> dict:
+    """Generate the set and write it to `out` (via OUT.partial, renamed when whole).
+    The perfect_games games are numbered after the exploring ones, so they throw
+    other dice."""
     started = time.time()
     codes_play, kinds_play = self_play(table, games, explore, seed, quiet, alternatives)
+    codes_perfect, _ = self_play(table, perfect_games, 0.0, seed, quiet, first_game=games)
+    codes_play = np.concatenate([codes_play, codes_perfect])
+    kinds_play = np.concatenate([kinds_play, np.full(len(codes_perfect), PERFECT_PLAY,
+                                                     np.uint8)])
     t_play = time.time() - started
     t0 = time.time()
     codes_uniform = uniform_draws(table, uniform, seed)
@@ -120,7 +131,8 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
     splits, counts = {}, {"games": games,
                           "self_play_records": int((kinds_play == 0).sum()),
                           "alternative_records": int((kinds_play == 2).sum()),
-                          "uniform_records": len(codes_uniform)}
+                          "uniform_records": len(codes_uniform),
+                          "perfect_play_records": len(codes_perfect)}
     for k, name in enumerate(SPLITS):
         index = np.flatnonzero(which == k)
         index = index[shuffle.permutation(len(index))]
@@ -130,7 +142,7 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
         counts[f"{name}_positions"] = len(np.unique(codes[index]))
     g = table.game
     settings = {"games": games, "explore": explore, "uniform": uniform, "seed": seed,
-                "alternatives": alternatives,
+                "alternatives": alternatives, "perfect_games": perfect_games,
                 "val_frac": val_frac, "test_frac": test_frac,
                 "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
     meta = stamp(FORMAT, FORMAT_VERSION, g, created=False)

@@ -13,13 +13,14 @@ class DatagenSettings(Settings):
     val_frac: float = 0.05      # share of positions held out for validation
     test_frac: float = 0.05     # share of positions held out for testing
     alternatives: bool = False  # also record the results of the moves not chosen
-    LIMITS = {"games": (0, 10**9), "uniform": (0, 10**10), "explore": (0.0, 1.0),
+    perfect_games: int = 0      # further games that never explore (the games eval scores)
+    LIMITS = {"games": (0, 10**9), "perfect_games": (0, 10**9), "uniform": (0, 10**10), "explore": (0.0, 1.0),
               "seed": (0, MAX_SEED), "val_frac": (0.0, 0.5), "test_frac": (0.0, 0.5)}
 
     @classmethod
     def check(cls, values: dict, where: str = "") -> dict:
         super().check(values, where)
         merged = {**cls().__dict__, **values}
-        if merged["games"] + merged["uniform"] == 0:
-            raise SettingsError(f"{where}games and uniform cannot both be 0")
+        if merged["games"] + merged["uniform"] + merged["perfect_games"] == 0:
+            raise SettingsError(f"{where}games, uniform and perfect_games cannot all be 0")
         return values

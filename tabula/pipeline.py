@@ -1,9 +1,11 @@
-"""`tabula pipeline`: solve -> datagen -> train -> finetune -> export -> eval report for
-one game variant, from one YAML file.
+"""`tabula pipeline`: solve -> datagen -> train -> finetune -> polish -> export -> eval
+report for one game variant, from one YAML file.
 
-The finetune stage is optional: given a `finetune` section (model, data, trainer
-settings laid over those of train), it trains again from train's best weights
-(model.init_from), and export takes its checkpoint; without one it is a no-op.
+The finetune and polish stages are optional: given a `finetune` section (model, data,
+trainer settings laid over those of train), finetune trains again from train's best
+weights (model.init_from); given a `polish` section (laid over finetune's, or train's),
+polish trains again from the best weights before it. Export takes the last training
+stage's checkpoint; a stage without its section is a no-op.
 
 Each stage's inputs (its settings and the fingerprints of the stages before it) are
 hashed into a stamp kept in WORKDIR/stages.json; a stage whose stamp and outputs
@@ -27,8 +29,9 @@ from tabula.infra.errors import TabulaError
 from tabula.solver.settings import SolveSettings
 from tabula.training.settings import TrainSettings
 
-STAGES = ("solve", "datagen", "train", "finetune", "export", "report")
-SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under train and finetune
+STAGES = ("solve", "datagen", "train", "finetune", "polish", "export", "report")
+TRAINING = ("train", "finetune", "polish")   # each from the best weights of the one before
+SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under each training stage
 # each stage's defaults are its command's (the settings objects); only the sections of
 # LightningCLI and the report's players, which name the pipeline's own models, are new
 DEFAULTS = {
@@ -36,6 +39,7 @@ DEFAULTS = {
     "datagen": asdict(DatagenSettings()),
     "train": {**{section: {} for section in SECTIONS}, **asdict(TrainSettings())},
     "finetune": {section: {} for section in SECTIONS},
+    "polish": {section: {} for section in SECTIONS},
     "export": asdict(ExportSettings()),
     "report": {**asdict(ReportSettings()),
                "players": ["random", "heuristic", "expectimax:1", "net", "net+search",
@@ -81,7 +85,8 @@ def load_config(path) -> dict:
                                 f"keys are {', '.join(sorted(DEFAULTS[stage]))}")
         _check_stage(stage, given, f"{path}: {stage}: ")
         merged[stage] = {**DEFAULTS[stage], **given}
-    merged["finetune"] = merged["finetune"] if config.get("finetune") else None
+    for stage in TRAINING[1:]:
+        merged[stage] = merged[stage] if config.get(stage) else None
     return merged
 
 
@@ -111,12 +116,18 @@ def stage_paths(config: dict) -> dict:
     """Where each stage's result is, in the config's workdir."""
     work = Path(config["workdir"])
     paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
-             "train": work / "train" / "version_0" / "checkpoints" / "best.ckpt",
-             "finetune": work / "finetune" / "version_0" / "checkpoints" / "best.ckpt",
+             **{stage: work / stage / "version_0" / "checkpoints" / "best.ckpt"
+                for stage in TRAINING},
              "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
-    if not config["finetune"]:
-        paths["finetune"] = paths["train"]   # nothing to do: export takes train's weights
+    for before, stage in zip(TRAINING, TRAINING[1:]):
+        if not config[stage]:   # nothing to do: the weights of the stage before go on
+            paths[stage] = paths[before]
     return paths
+
+
+def last_training_stage(config: dict) -> str:
+    """The training stage whose checkpoint export takes."""
+    return [stage for stage in TRAINING if stage == "train" or config[stage]][-1]
 
 
 def run_pipeline(config: dict, log=print) -> dict:
@@ -127,14 +138,15 @@ def run_pipeline(config: dict, log=print) -> dict:
     state = json.loads(state_path.read_text()) if state_path.is_file() else {}
     game = get_game(config["game"], config["pieces"])
     paths = stage_paths(config)
-    actions = {"solve": _solve, "datagen": _datagen, "train": _train,
-               "finetune": _finetune, "export": _export, "report": _report}
+    actions = {"solve": _solve, "datagen": _datagen,
+               **{stage: _training_stage(stage) for stage in TRAINING},
+               "export": _export, "report": _report}
     upstream = [game.name, game.pieces]
     summary = {"workdir": str(work), "stages": {}}
     for stage in STAGES:
         stamp = _stamp(upstream, stage, config[stage])
         upstream = [upstream, stamp]
-        if config[stage] is None:   # an optional stage (finetune) the config leaves out
+        if config[stage] is None:   # an optional stage the config leaves out
             log(f"[{stage}] skipped: the config has no {stage} section")
             summary["stages"][stage] = {"path": str(paths[stage]), "ran": False,
                                         "skipped": True}
@@ -179,25 +191,24 @@ def _datagen(game, config, paths, work):
     s = config["datagen"]
     generate(_table(game, paths["solve"]), paths["datagen"], s["games"], s["explore"],
              s["uniform"], s["seed"], s["val_frac"], s["test_frac"],
-             alternatives=s["alternatives"])
+             alternatives=s["alternatives"], perfect_games=s["perfect_games"])
 
 
-def _train(game, config, paths, work):
-    _run_training(training_config(game, config, "train", paths), work / "train")
-
-
-def _finetune(game, config, paths, work):
-    _run_training(training_config(game, config, "finetune", paths), work / "finetune")
+def _training_stage(stage):
+    def action(game, config, paths, work):
+        _run_training(training_config(game, config, stage, paths), work / stage)
+    return action
 
 
 def training_config(game, config, stage, paths) -> dict:
-    """The `tabula train` config of stage train or finetune (whose settings are laid
-    over train's, starting from train's best weights)."""
+    """The `tabula train` config of a training stage: train's settings with those of
+    each later stage up to this one laid over them; after train, starting from the
+    best weights of the stage before."""
     t = config["train"]
-    if stage == "finetune":
-        f = config["finetune"]
-        t = {**t, **{key: {**t[key], **f[key]} for key in SECTIONS}}
-        t["model"]["init_from"] = str(paths["train"])
+    for before, later in zip(TRAINING, TRAINING[1:TRAINING.index(stage) + 1]):
+        laid = config[later] or {}
+        t = {**t, **{key: {**t[key], **laid.get(key, {})} for key in SECTIONS}}
+        t["model"]["init_from"] = str(paths[before])
     data = {**t["data"], "path": str(paths["datagen"])}
     if data.get("decisions") or data.get("searched"):
         data["table"] = str(paths["solve"])
@@ -218,7 +229,7 @@ def _run_training(train_config, root):
 
 def _export(game, config, paths, work):
     from tabula.export.onnx_export import export
-    export(paths["finetune"], paths["export"], int8=config["export"]["int8"])
+    export(paths["polish"], paths["export"], int8=config["export"]["int8"])
 
 
 def _report(game, config, paths, work):
@@ -236,9 +247,9 @@ def _report(game, config, paths, work):
     write(game, _table(game, paths["solve"]), players, r["games"], r["seed"],
           work / "report", quiet=False)
     curves = ""
-    for stage in ("train", "finetune"):
+    for stage in TRAINING:
         curve = work / stage / "version_0" / "learning_curve.png"
-        if curve.is_file() and (stage == "train" or config["finetune"]):
+        if curve.is_file() and (stage == "train" or config[stage]):
             shutil.copy(curve, work / "report" / f"learning_curve_{stage}.png")
             curves += f"\n![{stage}: learning curve](learning_curve_{stage}.png)\n"
     if curves:

@@ -123,3 +123,51 @@ def test_alternatives_are_the_other_moves_of_self_play_decisions(tables, tmp_pat
     assert set(alternative.tolist()) <= results
     counts = DataFile(path).counts
     assert counts["alternative_records"] == len(alternative)
+
+
+def _next_ones(table, code) -> set:
+    """Where the perfect player may go from `code`, over every throw: the result of
+    any best move, or the board passed on where a throw has no move."""
+    from tabula.games.game import worths
+    game = table.game
+    reached = {int(game.mirror(np.int64(code)))}
+    for throw in game.throws:
+        moves = game.legal_moves(code, int(throw))
+        if not moves:
+            continue
+        infos = np.array([m["info"] for m in moves])
+        values = np.array([0.0 if m["over"] else table.values([m["position"]])[0]
+                           for m in moves])
+        worth = worths(infos, values)
+        reached |= {m["position"] for m, w in zip(moves, worth) if w >= worth.max() - 1e-9}
+    return reached
+
+
+def _strays(table, codes) -> int:
+    """How many steps of a run of games (their positions in order, each game from the
+    start) the perfect player could not have made."""
+    start = table.game.start
+    return sum(b != start and b not in _next_ones(table, a) for a, b in zip(codes, codes[1:]))
+
+
+def test_perfect_games_are_their_own_source_and_never_explore(tables, tmp_path):
+    """--perfect-games adds games numbered after the exploring ones, played by the
+    perfect player alone (each step a best move, checked against the table through
+    the rules' slow path) and marked perfect-play; the exploring games are unchanged."""
+    from tabula.datagen.datafile import SOURCES
+    from tabula.datagen.generate import self_play
+    table = tables[("ur", 2)]
+    paths = [tmp_path / "plain.h5", tmp_path / "perfect.h5"]
+    for path, perfect in zip(paths, (0, 40)):
+        generate(table, path, games=60, explore=0.5, uniform=500, seed=4, val_frac=0.0,
+                 test_frac=0.0, quiet=True, perfect_games=perfect)
+    plain, data = (read_all(path)["train"] for path in paths)
+    marked = data["source"] == SOURCES.index("perfect-play")
+    assert np.array_equal(data["values"], table.values(data["codes"]).astype(np.float32))
+    assert np.array_equal(np.sort(data["codes"][~marked]), np.sort(plain["codes"]))
+    played, _ = self_play(table, 40, 0.0, 4, quiet=True, first_game=60)
+    assert np.array_equal(np.sort(data["codes"][marked]), np.sort(played))
+    assert DataFile(paths[1]).counts["perfect_play_records"] == marked.sum() == len(played)
+    assert _strays(table, played.tolist()) == 0
+    exploring, _ = self_play(table, 40, 0.5, 4, quiet=True, first_game=60)
+    assert _strays(table, exploring.tolist()) > 0   # the check can fail

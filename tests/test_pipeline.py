@@ -5,10 +5,11 @@ import pytest
 import yaml
 
 from tabula.cli import main
+from tabula.datagen.datafile import SOURCES, DataFile
 from tabula.pipeline import PipelineError, load_config, run_pipeline
 
 TINY = {"name": "tiny", "game": "ur", "pieces": 2,
-        "datagen": {"games": 300, "uniform": 5000, "seed": 1},
+        "datagen": {"games": 300, "uniform": 5000, "perfect_games": 60, "seed": 1},
         "train": {"model": {"hidden": [16]}, "data": {"batch_size": 512},
                   "trainer": {"max_epochs": 2, "enable_progress_bar": False,
                               "enable_model_summary": False}},
@@ -40,9 +41,10 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
 
     lines = []
     summary = run_pipeline(load_config(path), log=lines.append)
-    assert summary["stages"]["finetune"]["skipped"]
+    assert summary["stages"]["finetune"]["skipped"] and summary["stages"]["polish"]["skipped"]
     assert lines[3] == "[finetune] skipped: the config has no finetune section"
-    assert all("up to date" in line for line in lines[:3] + lines[4:]) and len(lines) == 6
+    assert lines[4] == "[polish] skipped: the config has no polish section"
+    assert all("up to date" in line for line in lines[:3] + lines[5:]) and len(lines) == 7
 
     changed = {**TINY, "datagen": {**TINY["datagen"], "seed": 2}}
     lines = []
@@ -62,6 +64,25 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     assert tuned_config["model"]["init_from"].endswith("train/version_0/checkpoints/best.ckpt")
     assert tuned_config["model"]["lr"] == 1e-3 and tuned_config["model"]["hidden"] == [16]
     assert tuned_config["trainer"]["max_epochs"] == 1
+
+    only = {"train_sources": ["perfect-play"], "val_sources": ["perfect-play"]}
+    polished = {**tuned, "polish": {"model": {"lr": 5e-4}, "data": only}}
+    lines = []
+    run_pipeline(load_config(write(tmp_path, polished)), log=lines.append)
+    ran = [line.split("]")[0][1:] for line in lines if "running" in line]
+    assert ran == ["polish", "export", "report"]
+    manifest = json.loads((tmp_path / "work" / "model.json").read_text())
+    assert manifest["checkpoint"].endswith("polish/version_0/checkpoints/best.ckpt")
+    used = yaml.safe_load((tmp_path / "work" / "polish.yaml").read_text())
+    assert used["model"]["init_from"].endswith("finetune/version_0/checkpoints/best.ckpt")
+    assert used["model"]["lr"] == 5e-4 and used["trainer"]["max_epochs"] == 1
+    assert {k: used["data"][k] for k in only} == only
+    data = DataFile(tmp_path / "work" / "data.h5")
+    perfect = (data.read("train", "source") == SOURCES.index("perfect-play")).sum()
+    tested = json.loads((tmp_path / "work" / "polish" / "version_0" / "test_error.json")
+                        .read_text())
+    assert 0 < tested["train_records"] == perfect < data.sizes["train"]
+    assert "![polish: learning curve]" in (report / "REPORT.md").read_text()
 
 
 def test_bad_configs_fail_clearly(tmp_path):
@@ -92,17 +113,17 @@ PATHS = {("model", "init_from"), ("data", "path"), ("data", "table"),
                                    "bearoff10.int8"])
 def test_each_shipped_model_was_trained_by_its_recipe(model):
     """models/NAME.json's training config is what configs/pipeline/NAME.yaml gives for its
-    last training stage (finetune where there is one), every key the recipe sets."""
+    last training stage, every key the recipe sets."""
     from pathlib import Path
 
     from tabula.games import get_game
-    from tabula.pipeline import stage_paths, training_config
+    from tabula.pipeline import last_training_stage, stage_paths, training_config
     root = Path(__file__).resolve().parent.parent
     manifest = json.loads((root / "models" / f"{model}.json").read_text())
     config = load_config(root / "configs" / "pipeline" / f"{model.split('.')[0]}.yaml")
     game = get_game(config["game"], config["pieces"])
     assert (manifest["game"], manifest["pieces"]) == (game.name, game.pieces)
-    stage = "finetune" if config["finetune"] else "train"
+    stage = last_training_stage(config)
     recipe = training_config(game, config, stage, stage_paths(config))
     used = manifest["config"]
     for key in ("seed_everything", "patience", "threads"):
@@ -111,4 +132,4 @@ def test_each_shipped_model_was_trained_by_its_recipe(model):
         for key, value in recipe[section].items():
             if (section, key) not in PATHS:
                 assert used[section][key] == value, (section, key)
-    assert (used["model"].get("init_from") is not None) == (stage == "finetune")
+    assert (used["model"].get("init_from") is not None) == (stage != "train")

@@ -539,6 +539,24 @@ def test_train_sources_keep_only_those_training_records(tables, ur3_data, tmp_pa
                   train_sources=["self-play"])
 
 
+def test_val_sources_keep_only_those_validation_records(ur3_data):
+    """data.val_sources '[uniform]' validates on the uniform records alone, in file
+    order; the training and test splits stay whole."""
+    file = DataFile(ur3_data)
+    source = file.read("val", "source")
+    uniform = file.read("val", "codes")[source == 1]
+    assert 0 < len(uniform) < len(source)
+    data = ValueData(str(ur3_data), batch_size=256, val_sources=["uniform"])
+    data.setup("validate")
+    val = data.splits["val"]
+    assert np.array_equal(torch.cat([val[i]["codes"] for i in range(len(val))]).numpy(),
+                          uniform)
+    assert (data.sizes["train"], data.sizes["test"]) == (file.sizes["train"],
+                                                         file.sizes["test"])
+    with pytest.raises(DataError, match="has no validation records of alternative"):
+        ValueData(str(ur3_data), val_sources=["alternative"])
+
+
 def _quiet_fit(data, root, *settings) -> dict:
     """`tabula train` of a tiny Ur 3 net with `settings`, without progress bar or
     summary, in root; its test_error.json."""

@@ -86,14 +86,17 @@ class ValueData(L.LightningDataModule):
             epoch (training/hard.py); 0 for none. Needs `decisions`.
         train_sources: train only on the training records of these sources (names of
             datagen/datafile.py's SOURCES, e.g. [self-play] to leave out the uniform
-            draws); None for all. The kept records are held in memory; the validation
-            and test splits stay whole.
+            draws); None for all. The kept records are held in memory.
+        val_sources: validate only on the validation records of these sources (the
+            checkpoint kept as best and early stopping go by them); None for all. The
+            test split stays whole.
     """
 
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
                  decisions: int = 0, searched: int = 0, hard: int = 0,
-                 decision_set: str | None = None, train_sources: list[str] | None = None):
+                 decision_set: str | None = None, train_sources: list[str] | None = None,
+                 val_sources: list[str] | None = None):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers = num_workers
@@ -125,10 +128,11 @@ class ValueData(L.LightningDataModule):
         if decisions + searched > batch_size:
             raise DataError(f"data.decisions + data.searched ({decisions + searched}) "
                             f"exceed data.batch_size ({batch_size})")
-        self.kept = self._kept_training_records(train_sources)
-        self.in_memory = in_memory or self.kept is not None
-        self.sizes = {**self.file.sizes, "train": self.file.sizes["train"] if self.kept is None
-                      else int(self.kept.sum())}
+        self.kept = {"train": self._kept_records("train", train_sources),
+                     "val": self._kept_records("val", val_sources)}
+        self.in_memory = in_memory or any(k is not None for k in self.kept.values())
+        self.sizes = {split: size if self.kept.get(split) is None
+                      else int(self.kept[split].sum()) for split, size in self.file.sizes.items()}
         if table:
             from tabula.solver.table import Table
             sha = Table(table).attrs["sha256"]
@@ -167,21 +171,23 @@ class ValueData(L.LightningDataModule):
                 decisions if train else None, searched if train else None)
 
     def read(self, split: str, key: str):
-        """A column of a split as training sees it: the training split's kept records."""
+        """A column of a split as training sees it: the split's kept records."""
         column = self.file.read(split, key)
-        return column if split != "train" or self.kept is None else column[self.kept]
+        kept = self.kept.get(split)
+        return column if kept is None else column[kept]
 
-    def _kept_training_records(self, sources):
-        """The mask of training records whose source is in `sources` (None: all kept)."""
+    def _kept_records(self, split, sources):
+        """The mask of the split's records whose source is in `sources` (None: all kept)."""
         if sources is None:
             return None
         unknown = [name for name in sources if name not in SOURCES]
         if unknown or not sources:
-            raise DataError(f"data.train_sources must name some of {', '.join(SOURCES)}, "
+            raise DataError(f"data.{split}_sources must name some of {', '.join(SOURCES)}, "
                             f"not {', '.join(unknown) or 'an empty list'}")
-        kept = np.isin(self.file.read("train", "source"), [SOURCES.index(s) for s in sources])
+        kept = np.isin(self.file.read(split, "source"), [SOURCES.index(s) for s in sources])
         if not kept.any():
-            raise DataError(f"{self.path} has no training records of {', '.join(sources)}")
+            named = {"train": "training", "val": "validation"}[split]
+            raise DataError(f"{self.path} has no {named} records of {', '.join(sources)}")
         return kept
 
     def _check_decision_set(self, path):

@@ -15,7 +15,9 @@ def add_parser(sub):
         description="Positions from games of the perfect player against itself, each side "
                     "playing a random legal move now and then (game g at rate explore*u_g, "
                     "u_g uniform in [0,1)), plus positions drawn uniformly within the "
-                    "table's layers; each labelled with its exact value, split by position "
+                    "table's layers, and if asked games in which neither side ever "
+                    "explores (the games tabula eval regret scores a player on), stored as "
+                    "their own source; each labelled with its exact value, split by position "
                     "into train/val/test, shuffled, written to HDF5. The same seed gives "
                     "the same file.")
     add_game_arguments(p)
@@ -30,6 +32,10 @@ def add_parser(sub):
     p.add_argument("--alternatives", action="store_true",
                    help="also record, at every self-play decision, the positions the moves "
                         "not chosen lead to (what a player must rank)")
+    p.add_argument("--perfect-games", type=int, default=D.perfect_games, metavar="N",
+                   help="further games of the perfect player that never explore, their "
+                        "positions stored as source perfect-play (a training stage can keep "
+                        f"to them: data.train_sources) (default {D.perfect_games})")
     p.add_argument("--seed", type=seed, default=D.seed, help=f"random seed (default {D.seed})")
     p.add_argument("--val-frac", type=float, default=D.val_frac,
                    help=f"share of positions held out for validation (default {D.val_frac})")
@@ -45,7 +51,8 @@ def run(args):
     out = Path(args.out)
     check_output(out, args.force)
     D.check({"games": args.games, "uniform": args.uniform, "explore": args.explore,
-             "val_frac": args.val_frac, "test_frac": args.test_frac}, "--")
+             "perfect_games": args.perfect_games, "val_frac": args.val_frac,
+             "test_frac": args.test_frac}, "--")
     from tabula.datagen.generate import generate
     table = open_table(args)
     if table.game.race is not None and args.alternatives:
@@ -53,7 +60,7 @@ def run(args):
     try:
         summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,
                            args.val_frac, args.test_frac, quiet=args.quiet,
-                           alternatives=args.alternatives)
+                           alternatives=args.alternatives, perfect_games=args.perfect_games)
     except KeyboardInterrupt:
         Path(str(out) + ".partial").unlink(missing_ok=True)
         print("\ntabula datagen: interrupted; no file written", file=sys.stderr)
@@ -64,7 +71,8 @@ def run(args):
     c = summary["counts"]
     print(f"{table.game.name} (pieces={table.game.pieces}): {c['self_play_records']:,} "
           f"self-play + {c['alternative_records']:,} alternative + "
-          f"{c['uniform_records']:,} uniform records in "
+          f"{c['uniform_records']:,} uniform + {c['perfect_play_records']:,} perfect-play "
+          f"records in "
           f"{summary['seconds']:.1f} s ({summary['labelled_per_second'] * 60 / 1e6:.1f} M "
           "labelled/min)")
     for split in ("train", "val", "test"):

@@ -8,7 +8,10 @@ def add_parser(sub):
     p = sub.add_parser(
         "pipeline", help="solve -> datagen -> train -> export -> eval report, from a YAML file",
         description="Run the whole chain for the game variant of CONFIG "
-                    "(configs/pipeline/quick.yaml is the quick default). Stages whose "
+                    "(configs/pipeline/quick.yaml is the quick default): solve, datagen, "
+                    "train, then finetune and polish where CONFIG has those sections (each "
+                    "training again from the best weights before it), export, report. "
+                    "Stages whose "
                     "inputs and settings are unchanged since their last run are skipped; "
                     "a changed setting reruns that stage and the ones after it. Ends by "
                     "printing the report's summary table.")
