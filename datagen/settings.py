@@ -14,8 +14,9 @@ class DatagenSettings(Settings):
     test_frac: float = 0.05     # share of positions held out for testing
     alternatives: bool = False  # also record the results of the moves not chosen
     perfect_games: int = 0      # further games that never explore (the games eval scores)
-    LIMITS = {"games": (0, 10**9), "perfect_games": (0, 10**9), "uniform": (0, 10**10), "explore": (0.0, 1.0),
-              "seed": (0, MAX_SEED), "val_frac": (0.0, 0.5), "test_frac": (0.0, 0.5)}
+    LIMITS = {"games": (0, 10**9), "perfect_games": (0, 10**9), "uniform": (0, 10**10),
+              "explore": (0.0, 1.0), "seed": (0, MAX_SEED), "val_frac": (0.0, 0.5),
+              "test_frac": (0.0, 0.5)}
 
     @classmethod
     def check(cls, values: dict, where: str = "") -> dict:
