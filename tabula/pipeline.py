@@ -125,9 +125,15 @@ def stage_paths(config: dict) -> dict:
     return paths
 
 
+def training_stages(config: dict) -> list[str]:
+    """The training stages the config runs, in order: train, and those it has sections
+    for."""
+    return [stage for stage in TRAINING if stage == "train" or config[stage]]
+
+
 def last_training_stage(config: dict) -> str:
     """The training stage whose checkpoint export takes."""
-    return [stage for stage in TRAINING if stage == "train" or config[stage]][-1]
+    return training_stages(config)[-1]
 
 
 def run_pipeline(config: dict, log=print) -> dict:
@@ -229,7 +235,7 @@ def _run_training(train_config, root):
 
 def _export(game, config, paths, work):
     from tabula.export.onnx_export import export
-    export(paths["polish"], paths["export"], int8=config["export"]["int8"])
+    export(paths[last_training_stage(config)], paths["export"], int8=config["export"]["int8"])
 
 
 def _report(game, config, paths, work):
@@ -247,9 +253,9 @@ def _report(game, config, paths, work):
     write(game, _table(game, paths["solve"]), players, r["games"], r["seed"],
           work / "report", quiet=False)
     curves = ""
-    for stage in TRAINING:
+    for stage in training_stages(config):
         curve = work / stage / "version_0" / "learning_curve.png"
-        if curve.is_file() and (stage == "train" or config[stage]):
+        if curve.is_file():
             shutil.copy(curve, work / "report" / f"learning_curve_{stage}.png")
             curves += f"\n![{stage}: learning curve](learning_curve_{stage}.png)\n"
     if curves:

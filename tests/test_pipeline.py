@@ -24,6 +24,26 @@ def write(tmp_path, config):
     return path
 
 
+def rerun(tmp_path, config) -> list[str]:
+    """Run the pipeline of `config` again; its log lines."""
+    lines = []
+    run_pipeline(load_config(write(tmp_path, config)), log=lines.append)
+    return lines
+
+
+def ran(lines) -> list[str]:
+    """The stages a pipeline's log lines say ran (were not up to date)."""
+    return [line.split("]")[0][1:] for line in lines if "running" in line]
+
+
+def exported_and_used(tmp_path, stage) -> tuple[str, dict]:
+    """The checkpoint the exported model was made from, and the `tabula train` config
+    the pipeline wrote for `stage`."""
+    work = tmp_path / "work"
+    return (json.loads((work / "model.json").read_text())["checkpoint"],
+            yaml.safe_load((work / f"{stage}.yaml").read_text()))
+
+
 def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     path = write(tmp_path, TINY)
     assert main(["pipeline", str(path)]) == 0
@@ -47,33 +67,23 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     assert all("up to date" in line for line in lines[:3] + lines[5:]) and len(lines) == 7
 
     changed = {**TINY, "datagen": {**TINY["datagen"], "seed": 2}}
-    lines = []
-    run_pipeline(load_config(write(tmp_path, changed)), log=lines.append)
+    lines = rerun(tmp_path, changed)
     assert lines[0].startswith("[solve] up to date")
-    ran = [line.split("]")[0][1:] for line in lines if "running" in line]
-    assert ran == ["datagen", "train", "export", "report"]
+    assert ran(lines) == ["datagen", "train", "export", "report"]
 
     tuned = {**changed, "finetune": {"model": {"lr": 1e-3}, "trainer": {"max_epochs": 1}}}
-    lines = []
-    run_pipeline(load_config(write(tmp_path, tuned)), log=lines.append)
-    ran = [line.split("]")[0][1:] for line in lines if "running" in line]
-    assert ran == ["finetune", "export", "report"]
-    manifest = json.loads((tmp_path / "work" / "model.json").read_text())
-    assert manifest["checkpoint"].endswith("finetune/version_0/checkpoints/best.ckpt")
-    tuned_config = yaml.safe_load((tmp_path / "work" / "finetune.yaml").read_text())
+    assert ran(rerun(tmp_path, tuned)) == ["finetune", "export", "report"]
+    exported, tuned_config = exported_and_used(tmp_path, "finetune")
+    assert exported.endswith("finetune/version_0/checkpoints/best.ckpt")
     assert tuned_config["model"]["init_from"].endswith("train/version_0/checkpoints/best.ckpt")
     assert tuned_config["model"]["lr"] == 1e-3 and tuned_config["model"]["hidden"] == [16]
     assert tuned_config["trainer"]["max_epochs"] == 1
 
     only = {"train_sources": ["perfect-play"], "val_sources": ["perfect-play"]}
     polished = {**tuned, "polish": {"model": {"lr": 5e-4}, "data": only}}
-    lines = []
-    run_pipeline(load_config(write(tmp_path, polished)), log=lines.append)
-    ran = [line.split("]")[0][1:] for line in lines if "running" in line]
-    assert ran == ["polish", "export", "report"]
-    manifest = json.loads((tmp_path / "work" / "model.json").read_text())
-    assert manifest["checkpoint"].endswith("polish/version_0/checkpoints/best.ckpt")
-    used = yaml.safe_load((tmp_path / "work" / "polish.yaml").read_text())
+    assert ran(rerun(tmp_path, polished)) == ["polish", "export", "report"]
+    exported, used = exported_and_used(tmp_path, "polish")
+    assert exported.endswith("polish/version_0/checkpoints/best.ckpt")
     assert used["model"]["init_from"].endswith("finetune/version_0/checkpoints/best.ckpt")
     assert used["model"]["lr"] == 5e-4 and used["trainer"]["max_epochs"] == 1
     assert {k: used["data"][k] for k in only} == only
