@@ -17,7 +17,7 @@ from tabula.export.model_file import OnnxValueModel
 ROOT = Path(__file__).resolve().parent.parent
 # per card: what its Python example prints, the move its examples pick, the position
 # its examples value first (JSON) and the word of the JavaScript output holding that value
-CARDS = {"ur7": {"python": "the first player wins 51.5%", "play": "4 -> 7", "word": 3,
+CARDS = {"ur7": {"python": "the first player wins 51.6%", "play": "4 -> 7", "word": 3,
                  "first": "start", "decides": {"me": [4, 6], "me_waiting": 5,
                                                "opp": [7, 8], "opp_waiting": 5}},
          "senet4": {"python": "white wins 50.4%", "play": "26 -> 29", "word": 2,

@@ -108,7 +108,7 @@ def test_shipped_pipeline_configs_load():
     from pathlib import Path
     folder = Path(__file__).resolve().parent.parent / "configs" / "pipeline"
     names = sorted(p.stem for p in folder.glob("*.yaml"))
-    assert names == ["bearoff10", "quick", "senet4", "ur7", "ur7-polish"]
+    assert names == ["bearoff10", "quick", "senet4", "ur7"]
     for path in folder.glob("*.yaml"):
         config = load_config(path)
         assert config["game"] in ("ur", "senet", "bearoff") and config["report"]["players"]
