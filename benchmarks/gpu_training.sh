@@ -41,11 +41,11 @@ config["train"]["threads"] = 0   # all cores
 # limited by steps there, about 13 minutes of them)
 minutes_there = {"train": 33, "finetune": 14, "polish": 13}
 stages = [s for s in minutes_there if config.get(s)]
-trainers = {s: config[s].setdefault("trainer", {}) for s in stages}
-shares = {s: minutes_there[s] for s in stages}
-for stage, trainer in trainers.items():
-    seconds = round(60 * float(minutes) * shares[stage] / sum(shares.values()))
-    trainer["max_time"] = f"00:00:{seconds // 60:02d}:{seconds % 60:02d}"
+total = sum(minutes_there[s] for s in stages)
+for stage in stages:
+    seconds = round(60 * float(minutes) * minutes_there[stage] / total)
+    config[stage].setdefault("trainer", {})["max_time"] = \
+        f"00:00:{seconds // 60:02d}:{seconds % 60:02d}"
 config["train"]["trainer"]["accelerator"] = accelerator
 config["report"] = {**config.get("report", {}), "players": ["net", "net+search"]}
 yaml.safe_dump(config, open(target, "w"), sort_keys=False)
