@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import report, run_script  # noqa: E402
 
 
 def solve(checkers: int, threads: int, one_sided: bool, folder: Path) -> dict:
@@ -46,4 +46,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import report, run_script  # noqa: E402
 from tabula.datagen.generate import generate, self_play, uniform_draws  # noqa: E402
 from tabula.solver.table import Table  # noqa: E402
 
@@ -57,4 +57,4 @@ def _row(game, what, n, seconds):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import report, run_script  # noqa: E402
 from tabula.datagen.generate import self_play  # noqa: E402
 from tabula.eval.engine import _throw_and_move  # noqa: E402
 from tabula.games.rng import cumulative  # noqa: E402
@@ -64,4 +64,4 @@ def _perfect_choices(game, table, n=2_000_000):
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import report, run_script  # noqa: E402
 from tabula.games.sampling import uniform_positions  # noqa: E402
 from tabula.solver.table import Table  # noqa: E402
 
@@ -42,4 +42,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

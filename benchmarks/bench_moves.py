@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import report, run_script  # noqa: E402
 from tabula.games import get_game  # noqa: E402
 from tabula.games.sampling import random_play_positions, uniform_positions  # noqa: E402
 
@@ -55,4 +55,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -12,7 +12,7 @@ from pathlib import Path
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report  # noqa: E402
+from benchmarks.common import report, run_script  # noqa: E402
 from tabula.training.data import ValueData  # noqa: E402
 from tabula.training.model import ValueNet  # noqa: E402
 
@@ -70,4 +70,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -1,10 +1,19 @@
-"""Shared by the benchmark scripts: machine facts, a table printer, JSON output."""
+"""Shared by the benchmark scripts: machine facts, a table printer, JSON output, and
+how a script runs."""
 import json
+import sys
 from pathlib import Path
 
 from tabula.infra.provenance import code_version, machine
 
 RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def run_script(main) -> None:
+    """Run a script's main as `tabula` runs a command: a bad input (a missing file, a
+    file of the wrong kind) is one line and exit status 2, not a traceback."""
+    from tabula.cli import guarded
+    sys.exit(guarded(Path(sys.argv[0]).name, main))
 
 
 def report(name: str, rows: list[dict], extra: dict | None = None) -> Path:

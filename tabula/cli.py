@@ -39,9 +39,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:   # LightningCLI parses its own arguments
-        return _guarded("train", lambda: _train(argv[1:]))
+        return guarded("tabula train", lambda: _train(argv[1:]))
     args = build_parser().parse_args(argv)
-    return _guarded(args.command, lambda: args.run(args) or 0)
+    return guarded(f"tabula {args.command}", lambda: args.run(args) or 0)
 
 
 def _train(argv):
@@ -49,7 +49,10 @@ def _train(argv):
     return run(argv)
 
 
-def _guarded(command, work) -> int:
+def guarded(name, work) -> int:
+    """Run work() and return its exit status; a bad input (TabulaError, a usage error,
+    a file that cannot be read) is one line on stderr, NAME: error: ..., and status 2.
+    The benchmark scripts run through it too (benchmarks/common.py)."""
     from tabula.infra.errors import TabulaError
     from tabula.commands.common import UsageError
     try:
@@ -58,8 +61,8 @@ def _guarded(command, work) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except (TabulaError, UsageError, OSError) as err:
-        print(f"tabula {command}: error: {err}", file=sys.stderr)
+        print(f"{name}: error: {err}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"tabula {command}: interrupted", file=sys.stderr)
+        print(f"{name}: interrupted", file=sys.stderr)
         return 130

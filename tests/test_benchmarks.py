@@ -1,0 +1,39 @@
+"""The benchmark scripts run as `tabula` runs a command: a bad input is one line
+and exit status 2, not a traceback."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.common import run_script
+from tabula.infra.errors import TabulaError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_run_script_exit_status(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["bench_x.py"])
+    with pytest.raises(SystemExit) as done:
+        run_script(lambda: None)
+    assert done.value.code in (0, None)
+
+    def refuse():
+        raise TabulaError("no table file t.h5")
+    with pytest.raises(SystemExit) as done:
+        run_script(refuse)
+    assert done.value.code == 2
+    assert capsys.readouterr().err == "bench_x.py: error: no table file t.h5\n"
+
+
+@pytest.mark.parametrize("script,args,message", [
+    ("bench_lookup.py", ["missing.h5"], "no table file"),
+    ("bench_train_steps.py", ["missing.h5", "missing.h5"], "no data file"),
+])
+def test_missing_file_is_one_line(tmp_path, script, args, message):
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script),
+                           *(str(tmp_path / a) for a in args)],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{script}: error: {message}")
