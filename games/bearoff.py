@@ -17,8 +17,8 @@ from numba import njit
 
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .features import concat, field, one_hot
-from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError, Race,
-                   check_json_object, whole_numbers)
+from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Game, PositionError, Race,
+                   bear_off_successors, check_json_object, whole_numbers)
 from .heuristic import logistic
 
 NAME = "bearoff"
@@ -367,6 +367,8 @@ def _start(pieces: int) -> int:
     return side | (side << SIDE_BITS)
 
 
+MAX_OFF = 4   # a double bears off up to four checkers
+CAPABILITIES = Capabilities(acyclic=True, sides_meet=False, has_cube=True, has_gammons=True)
 RACE = Race(side_bits=SIDE_BITS, side_moves=side_moves, side_index=side_index,
             side_of_index=side_of_index, n_sides=n_sides, side_pips=side_pips,
             side_checkers=side_checkers, gammon_checkers=TOTAL_CHECKERS)
@@ -384,4 +386,6 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 n_features=n_features(pieces), heuristic=heuristic, draw=draw, sides=SIDES,
                 square_names=SQUARE_NAMES, layout=_layout(), view=view, cell=cell,
                 events=events, code_layout=__doc__.strip(),
-                rules_file=RULES_DOCS / "bearoff.md", max_off=4, race=RACE)
+                rules_file=RULES_DOCS / "bearoff.md",
+                successor_layers=bear_off_successors(MAX_OFF), capabilities=CAPABILITIES,
+                race=RACE)

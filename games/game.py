@@ -18,13 +18,17 @@ Compiled functions of every game:
       n == 0 means the throw has no legal move: the turn passes.
   mirror(code) -> code     the same board with the other side to throw
   layer_of(code) -> id     layer id = a * LAYER_STRIDE + b, a and b the pieces still
-                           in play (not borne off) of the mover and the opponent
+                           in play (not borne off, not removed) of the mover and the
+                           opponent
   rank(code) -> int        dense, gap-free index inside the layer
   unrank(layer_id, rank) -> code
   progress(code) -> int    how far both sides have come (solver sweep order)
   heuristic(code) -> float a hand-made winning chance (players heuristic, expectimax)
 
-Not compiled: features(codes) -> float32 (n, n_features), the networks' input of a
+Not compiled: successor_layers(a, b) -> the layers one move from layer (a, b) can
+reach where the game goes on (the solver orders and loads layers by it: races lose
+only the mover's pieces as they bear off, capture games may remove either side's
+pieces for good), and features(codes) -> float32 (n, n_features), the networks' input of a
 torch int64 batch of codes (see games/features.py).
 """
 from dataclasses import dataclass
@@ -101,6 +105,38 @@ def layer_pair(layer: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class Capabilities:
+    """What a game can do, declared so that generic code reads this and never a game's
+    name or class (as OpenSpiel's GameType declares a game's dynamics and utility)."""
+    acyclic: bool = False        # every move inside a layer adds progress: no position
+                                 # repeats, so the solver needs one pass, not sweeps
+    sides_meet: bool = True      # a move can touch the other side's pieces (False: a race)
+    has_cube: bool = False       # the doubling cube (values are money equities)
+    has_gammons: bool = False    # a game can be won double
+    throw_picks_piece: bool = False   # the throw names the piece that moves (EinStein)
+    removes_for_good: bool = False    # a move may take a piece of either side out of the
+                                      # game; a side with no piece left has lost
+
+
+def bear_off_successors(max_off: int) -> Callable:
+    """successor_layers of a game where only the mover's pieces leave play, at most
+    max_off of them a move: the layer itself (throwing again), its mirror (the turn
+    passes) and those with up to max_off mover's pieces fewer, seen by either side."""
+    def successor_layers(a: int, b: int) -> tuple:
+        return tuple(dict.fromkeys((a2, b) if again else (b, a2)
+                                   for a2 in range(a, max(a - max_off, 0) - 1, -1)
+                                   for again in (True, False)))
+    return successor_layers
+
+
+def capture_successors(a: int, b: int) -> tuple:
+    """successor_layers of a game where a move removes at most one piece of either side
+    and the turn always passes (EinStein würfelt nicht!): the mirror layer, with one
+    piece fewer on one side or neither."""
+    return tuple(dict.fromkeys(((b, a), (b - 1, a), (b, a - 1))))
+
+
+@dataclass(frozen=True)
 class Race:
     """What a game whose two sides never meet (a pure race, such as a bear-off) also
     offers: each side moves on its own, so a position is a pair of sides, code =
@@ -154,7 +190,9 @@ class Game:
     events: Callable             # (code, move) -> what the move does, in words
     code_layout: str             # the packed code's bits, for people and manifests
     rules_file: Path             # the rules for people (Markdown)
-    max_off: int = 1             # the most pieces one move bears off
+    successor_layers: Callable = bear_off_successors(1)   # (a, b) -> layers one move
+                                                          # reaches (see the top)
+    capabilities: Capabilities = Capabilities()
     race: "Race | None" = None   # for games whose sides never meet (solver/two_sided.py)
     position_kinds: Callable | None = None   # code -> names of what marks the position
                                              # (for decision sets: eval/decision_set.py)

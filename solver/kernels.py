@@ -90,12 +90,20 @@ def sweep_order(is_rep, partner, key, codes):
     return reps, partners, rep_codes, keys
 
 
-def wave_starts(keys) -> np.ndarray:
+def wave_starts(keys, acyclic=False) -> np.ndarray:
     """The chunks where a wave begins (a chunk whose first pair's progress differs
     from the previous chunk's first pair's), then the number of chunks. (Waves of
-    several progress values, fewer and larger, made Ur 5 need a third more sweeps.)"""
+    several progress values, fewer and larger, made Ur 5 need a third more sweeps.)
+    acyclic: every move adds progress, and one sweep is to be exact, so a chunk that
+    spans several progress values is a wave of its own: its later pairs may read its
+    earlier ones, never a copy from before the wave."""
     firsts = keys[::CHUNK]
-    begins = np.flatnonzero(np.concatenate([[True], firsts[1:] != firsts[:-1]]))
+    new_wave = np.concatenate([[True], firsts[1:] != firsts[:-1]])
+    if acyclic:
+        lasts = keys[np.minimum(np.arange(1, len(firsts) + 1) * CHUNK, len(keys)) - 1]
+        spans = firsts != lasts
+        new_wave |= spans | np.concatenate([[False], spans[:-1]])
+    begins = np.flatnonzero(new_wave)
     return np.append(begins, len(firsts)).astype(np.int64)
 
 

@@ -1,10 +1,13 @@
 """The layered solver: units (a layer and its mirror) in dependency order.
 
-Bearing off is the one thing that cannot be undone, so layer (a, b) (pieces in
-play of mover and opponent) leads only to itself, its mirror (b, a) and layers
-with one piece fewer. Units are solved level by level (a + b ascending); a
-unit's moves are tabled once and then swept in place (Gauss-Seidel) from the
-most advanced positions down until no value changes by more than `tol`; a
+A piece that leaves play (borne off, or removed for good in a capture game) never
+comes back, so layer (a, b) (pieces in play of mover and opponent) leads only to
+itself, its mirror (b, a) and layers with fewer pieces: the game's
+successor_layers(a, b) says which. Units are solved in an order that puts every
+successor first (fewest pieces first); a unit's moves are tabled once and then
+swept in place (Gauss-Seidel) from the most advanced positions down until no
+value changes by more than `tol`. An acyclic game (every move inside a unit adds
+progress) needs one sweep, certified by a second pass that may change nothing. A
 separate pass then certifies max |T(V) - V| on the float32 values stored.
 
 Each finished layer is checkpointed under OUT.partial/ (a .npy file and a JSON
@@ -80,9 +83,22 @@ class SolveProgress(Progress):
 
 def unit_order(game, max_total=None):
     """Units (L, M) with M the mirror of L, in an order that solves every
-    successor layer before it is needed."""
-    pairs = [(a, b) for a, b in game.solved_layers(max_total) if a >= b]
-    return [((a, b), (b, a)) for a, b in sorted(pairs, key=lambda p: (p[0] + p[1], p))]
+    successor layer (game.successor_layers) before it is needed: fewest pieces in
+    play first, each unit once all the units it reaches are done."""
+    pairs = sorted(((a, b) for a, b in game.solved_layers(max_total) if a >= b),
+                   key=lambda p: (p[0] + p[1], p))
+    unit_of = {layer: (a, b) for a, b in pairs for layer in ((a, b), (b, a))}
+    needs = {p: {unit_of[t] for layer in (p, p[::-1]) for t in game.successor_layers(*layer)
+                 if t in unit_of} - {p} for p in pairs}
+    order, done = [], set()
+    while len(order) < len(pairs):
+        ready = next((p for p in pairs if p not in done and needs[p] <= done), None)
+        if ready is None:
+            raise SolveError(f"the layers of {game.name} reach each other in a cycle "
+                             "(successor_layers): no order solves them one unit at a time")
+        order.append(ready)
+        done.add(ready)
+    return [((a, b), (b, a)) for a, b in order]
 
 
 class MoveTable:
@@ -230,7 +246,7 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
                                                      game.progress, lid, mid, n_l)
     reps, partners, rep_codes, keys = kernels.sweep_order(is_rep, partner, key, codes)
     del is_rep, partner, key, codes
-    waves = kernels.wave_starts(keys)
+    waves = kernels.wave_starts(keys, game.capabilities.acyclic)
     del keys
     slot_of = hugepages.empty(n_u, np.int32)
     kernels.fill_slots(reps, partners, slot_of)
@@ -269,26 +285,37 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress, waves):
     """Modified policy iteration on one unit: a full sweep (all moves, recording
     each throw's best), then up to POLICY_SWEEPS cheap sweeps over the recorded
     moves, until a full sweep changes nothing by more than `tol`; then the
-    residual of the float32 values. Returns (U, sweeps, policy sweeps, last
+    residual of the float32 values. An acyclic game's one sweep is exact: a pass
+    that changes nothing certifies it. Returns (U, sweeps, policy sweeps, last
     change, residual)."""
     U = hugepages.full(2 * n_pairs, 0.5, np.float64)
     policy = hugepages.empty((n_pairs, 2 * len(game.throws)), np.int32)
     name = f"layer {L}" + (f"+{M}" if M != L else "")
     sweeps, policy_sweeps = 0, 0
     buffer = kernels.frozen_buffer(waves, n_pairs)
-    while True:
-        change = move_table.sweep(U, lower, game.probs, True, policy, True, waves, buffer)
-        sweeps += 1
+    if game.capabilities.acyclic:
+        move_table.sweep(U, lower, game.probs, True, policy, False, waves, buffer)
+        change = move_table.sweep(U, lower, game.probs, False, policy, False, waves, buffer)
         if progress is not None:
-            progress.sweep(name, sweeps, change)
-        if change <= tol:
-            break
-        for _ in range(POLICY_SWEEPS):
-            policy_sweeps += 1
-            if kernels.policy_sweep(U, lower, game.probs, policy, waves, buffer) <= tol:
+            progress.sweep(name, 1, change)
+        if change > tol:
+            raise SolveError(f"{game.name} declares itself acyclic, but one sweep of {name} "
+                             f"left changes of {change:.1e}: a move keeps or lowers progress")
+        sweeps = 1
+    else:
+        while True:
+            change = move_table.sweep(U, lower, game.probs, True, policy, True, waves, buffer)
+            sweeps += 1
+            if progress is not None:
+                progress.sweep(name, sweeps, change)
+            if change <= tol:
                 break
-        if sweeps >= MAX_SWEEPS:
-            raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
+            for _ in range(POLICY_SWEEPS):
+                policy_sweeps += 1
+                if kernels.policy_sweep(U, lower, game.probs, policy, waves, buffer) <= tol:
+                    break
+            if sweeps >= MAX_SWEEPS:
+                raise SolveError(f"{name} did not converge in {MAX_SWEEPS} sweeps")
     del policy
     stored = U.astype(np.float32).astype(np.float64)
     residual = move_table.sweep(stored, lower, game.probs, False,
@@ -360,13 +387,14 @@ def _write_atomic(path: Path, data: bytes):
 
 
 def _lower_values(game, L, M, checkpoint):
-    """The finished layers a unit's bearing-off moves reach, as one flat array."""
+    """The finished layers a unit's moves reach (game.successor_layers), as one
+    flat array."""
     lower_offset = np.full(N_LAYER_IDS, -1, dtype=np.int64)
     parts, start = [], 0
-    for a, b in {L, M}:
-        for target in [t for off in range(1, game.max_off + 1)
-                       for t in ((a - off, b), (b, a - off))]:
-            if min(target) > 0 and lower_offset[layer_id(*target)] < 0:
+    for layer in dict.fromkeys((L, M)):
+        for target in game.successor_layers(*layer):
+            if (min(target) > 0 and target not in (L, M)
+                    and lower_offset[layer_id(*target)] < 0):
                 lower_offset[layer_id(*target)] = start
                 parts.append(checkpoint.load(target))
                 start += len(parts[-1])

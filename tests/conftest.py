@@ -3,12 +3,13 @@ import pytest
 
 from tabula import games
 from tabula.games import get_game
-from tests.toy import race
+from tests.toy import capture, race
 
 from tabula.solver.layered import solve
 from tabula.solver.table import Table
 
-games.register(race)   # a game known only to the tests: it plugs in like any other
+games.register(race)     # games known only to the tests: they plug in like any other
+games.register(capture)
 
 # (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
 # total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900

@@ -22,7 +22,7 @@ from numba import njit
 
 from tabula.games.combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from tabula.games.features import bit_planes, concat, weighted_sum
-from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, Game, PositionError
+from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, Capabilities, Game, PositionError
 from tabula.games.heuristic import TEMPO, logistic
 from tabula.games.progress import squares_sum
 
@@ -196,4 +196,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 features=partial(features, pieces=pieces), n_features=2 * SQUARES + 2,
                 heuristic=heuristic, draw=draw, sides=SIDES, square_names={OFF: "off"},
                 layout=LAYOUT, view=view, cell=cell, events=events,
-                code_layout=__doc__.strip(), rules_file=Path(__file__).with_name("race.md"))
+                code_layout=__doc__.strip(), rules_file=Path(__file__).with_name("race.md"),
+                capabilities=Capabilities(acyclic=True, sides_meet=False))
