@@ -63,7 +63,8 @@ def write_data(path, splits: dict, attrs: dict):
 class DataFile:
     """A labelled set opened for reading; checks format, completeness and game."""
 
-    def __init__(self, path, game: str | None = None, pieces: int | None = None):
+    def __init__(self, path, game: str | None = None, pieces: int | None = None,
+                 rules: str | None = None):
         self.path = Path(path)
         with open_checked(self.path, FORMAT, DataError, "data file",
                           "a tabula data file (tabula datagen)") as (f, self.attrs):
@@ -72,14 +73,15 @@ class DataFile:
             self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}
             self._check(f)
         try:
-            self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+            self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
+                                 str(self.attrs["rules"]))
             self.settings = json.loads(self.attrs["settings"])
             self.counts = json.loads(self.attrs["counts"])
-        except (KeyError, ValueError, TypeError) as err:
+        except (KeyError, ValueError, TypeError, TabulaError) as err:
             raise DataError(f"{self.path} has broken attributes ({err})") from None
-        if game is not None and (game, pieces) != (self.game.name, self.game.pieces):
-            raise DataError(f"{self.path} holds positions of {self.game.name} with "
-                            f"pieces={self.game.pieces}, not of {game} with pieces={pieces}")
+        other = self.game.differs_from(game, pieces, rules)
+        if other:
+            raise DataError(f"{self.path} holds positions of {self.game.describe()}, {other}")
 
     def _check(self, f):
         """Every dataset against its recorded CRC-32 (files written before those were

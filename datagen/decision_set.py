@@ -91,7 +91,7 @@ class DecisionSet:
         with open_checked(self.path, FORMAT, DataError, "decision set",
                           "a tabula decision set (tabula eval decision-set)") as (f, attrs):
             self.attrs = attrs
-            self.game = get_game(attrs["game"], int(attrs["pieces"]))
+            self.game = get_game(attrs["game"], int(attrs["pieces"]), str(attrs["rules"]))
             self.kinds = json.loads(attrs["kinds"])
             for name in ("codes", "counts", "next_codes", "infos", "worths", "kinds"):
                 setattr(self, name if name != "kinds" else "kind_bits", f[name][:])

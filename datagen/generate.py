@@ -47,7 +47,7 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
         while True:
             out = np.empty(n * capacity, dtype=np.int64)
             kinds = np.zeros(n * capacity, dtype=np.uint8)
-            if g.race is not None:   # random starts; no alternatives recorded
+            if not g.capabilities.sides_meet:   # a race: random starts, no alternatives
                 r = g.race
                 counts = play_race_games(
                     r.side_moves, r.side_index, r.side_of_index, r.side_bits,

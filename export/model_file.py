@@ -56,7 +56,7 @@ class OnnxValueModel:
     games, (n, k): each value of solver.values)."""
 
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
-                 check_manifest=True, threads: int | None = None):
+                 check_manifest=True, threads: int | None = None, rules: str | None = None):
         import onnxruntime as ort
         self.path = Path(path)
         if not self.path.is_file():
@@ -74,15 +74,15 @@ class OnnxValueModel:
         if self.metadata.get("tabula.format") != FORMAT:
             raise ModelError(f"{self.path} carries no tabula metadata (not made by tabula "
                              "export, or by a version before it wrote them): export it again")
-        self.game = get_game(self.metadata["tabula.game"], int(self.metadata["tabula.pieces"]))
-        if model_metadata(self.game)["tabula.rules"] != self.metadata.get("tabula.rules"):
-            raise ModelError(f"{self.path} plays rules {self.metadata.get('tabula.rules')!r}, "
-                             f"not tabula's {self.game.rules!r} of {self.game.name}")
-        if game is not None and game != self.game.name:
-            raise ModelError(f"{self.path} is a model of {self.game.name}, not of {game}")
-        if pieces is not None and pieces != self.game.pieces:
-            raise ModelError(f"{self.path} was trained with pieces={self.game.pieces}, "
-                             f"not pieces={pieces}")
+        try:
+            self.game = get_game(self.metadata["tabula.game"],
+                                 int(self.metadata["tabula.pieces"]),
+                                 self.metadata.get("tabula.rules", ""))
+        except TabulaError as err:
+            raise ModelError(f"{self.path}: {err}") from None
+        other = self.game.differs_from(game, pieces, rules)
+        if other:
+            raise ModelError(f"{self.path} is a model of {self.game.describe()}, {other}")
         self.manifest = self.read_manifest() if check_manifest else None
 
     def read_manifest(self, check_sha: bool = True) -> dict:

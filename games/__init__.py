@@ -16,19 +16,31 @@ GAMES = {}
 
 def register(module):
     """Make a game module available to every command and stage by its NAME."""
-    for attribute in ("NAME", "DEFAULT_PIECES", "MAX_PIECES", "make"):
+    for attribute in ("NAME", "RULES", "DEFAULT_PIECES", "MAX_PIECES", "make"):
         if not hasattr(module, attribute):
             raise TypeError(f"game module {module.__name__} lacks {attribute}")
     GAMES[module.NAME] = module
 
 
-def get_game(name: str, pieces: int | None = None) -> Game:
-    """The game `name` with `pieces` a side (its default if None)."""
+def rule_sets(name: str) -> list[str]:
+    """The names of the rule sets game `name` is played under, its default first: a
+    module with RULE_SETS (name -> settings) takes them, any other plays RULES alone."""
+    module = GAMES[name]
+    return [module.RULES, *(r for r in getattr(module, "RULE_SETS", ()) if r != module.RULES)]
+
+
+def get_game(name: str, pieces: int | None = None, rules: str | None = None) -> Game:
+    """The game `name` under rule set `rules` with `pieces` a side (defaults if None)."""
     module = GAMES.get(name)
     if module is None:
         raise PositionError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
     if pieces is not None and (isinstance(pieces, bool) or not isinstance(pieces, int)):
         raise PositionError(f"pieces must be a whole number, not {pieces!r}")
+    if rules is not None and (not isinstance(rules, str) or rules not in rule_sets(name)):
+        raise PositionError(f"{name} has no rule set {str(rules)[:40]!r}; its rule sets are "
+                            f"{', '.join(rule_sets(name))}")
+    if hasattr(module, "RULE_SETS"):
+        return module.make(pieces, module.RULE_SETS[rules or module.RULES])
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
 
 
@@ -38,8 +50,14 @@ def pieces_help() -> str:
                      for name, m in sorted(GAMES.items()))
 
 
+def rules_help() -> str:
+    """'ur: finkel (default), ...; senet: kendall' for every registered game."""
+    return "; ".join(f"{name}: {', '.join(rule_sets(name))}" for name in sorted(GAMES))
+
+
 register(ur)
 register(senet)
 register(bearoff)
 
-__all__ = ["GAMES", "Game", "PositionError", "Race", "get_game", "pieces_help", "register"]
+__all__ = ["GAMES", "Game", "PositionError", "Race", "get_game", "pieces_help", "register",
+           "rule_sets", "rules_help"]

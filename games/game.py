@@ -197,6 +197,20 @@ class Game:
     position_kinds: Callable | None = None   # code -> names of what marks the position
                                              # (for decision sets: eval/decision_set.py)
 
+    def describe(self) -> str:
+        """'ur (finkel rules, pieces=7)': the variant, as messages name it."""
+        return f"{self.name} ({self.rules} rules, pieces={self.pieces})"
+
+    def differs_from(self, name: str | None = None, pieces: int | None = None,
+                     rules: str | None = None) -> str | None:
+        """Where this variant is not the one asked for (None: anything goes), in words
+        ('not of pieces=7'), or None when it is."""
+        for asked, mine, said in ((name, self.name, name), (rules, self.rules, f"{rules} rules"),
+                                  (pieces, self.pieces, f"pieces={pieces}")):
+            if asked is not None and asked != mine:
+                return f"not of {said}"
+        return None
+
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)
 

@@ -1,4 +1,5 @@
-"""The Royal Game of Ur, rule set `finkel` (docs/rules/ur.md).
+"""The Royal Game of Ur (docs/rules/ur.md), under rule sets given as data (UrRules;
+the named sets are in RULE_SETS, Finkel's the default).
 
 Packed code (int64), seen by the player about to throw:
   bits  0..13  mover's pieces on track squares 1..14 (bit j-1 = square j)
@@ -14,7 +15,10 @@ the board. A block holds C(6, k_m - s_m) C(8, s_m) C(14 - s_m, k_o) positions:
 the mover's private and shared squares, then the opponent's squares among the
 14 - s_m not taken by the mover.
 """
+from dataclasses import dataclass
 from functools import partial
+from itertools import product
+from math import comb
 
 import numpy as np
 from numba import njit
@@ -27,13 +31,10 @@ from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError,
 from .progress import squares_sum
 
 NAME = "ur"
-RULES = "finkel"
 MAX_PIECES = 7
-DEFAULT_PIECES = 7
+DEFAULT_PIECES = 7   # Finkel's; a rule set names its own
 TRACK = 14
 OFF = 15
-THROWS = np.array([0, 1, 2, 3, 4], dtype=np.int64)
-PROBS = np.array([1, 4, 6, 4, 1], dtype=np.float64) / 16.0
 MAX_MOVES = MAX_PIECES + 1
 
 TRACK_MASK = (1 << TRACK) - 1
@@ -42,6 +43,56 @@ ROSETTES = (4, 8, 14)
 SAFE_SQUARE = 8
 SIDES = ("light", "dark")
 SQUARE_NAMES = {0: "enter", OFF: "off"}
+PATHS = ("bell",)   # the paths whose squares this module indexes (Bell's: 4 + 8 + 2)
+
+
+@dataclass(frozen=True)
+class UrRules:
+    """A rule set of Ur as data, in the terms of royalur's game settings. The throw
+    is the number of marked tips of `dice` binary dice (each up with chance 1/2); a
+    throw of 0 counts as `zero_counts_as` where that is not 0 (Masters: 4)."""
+    name: str
+    pieces: int = 7                 # pieces a side (the default of --pieces)
+    path: str = "bell"              # the path each side takes (PATHS)
+    dice: int = 4
+    zero_counts_as: int = 0
+    safe_rosettes: bool = True      # no capture on the shared rosette (square 8)
+    again_on_rosette: bool = True   # landing on a rosette gives another throw
+    again_on_capture: bool = False  # a capture gives another throw
+
+    def check(self):
+        """Refuse settings this module cannot play (one line each)."""
+        if self.path not in PATHS:
+            raise PositionError(f"ur rules {self.name!r}: path {self.path!r} is not indexed "
+                                f"yet (paths: {', '.join(PATHS)})")
+        if not 1 <= self.dice <= 4 or not 0 <= self.zero_counts_as <= 4:
+            raise PositionError(f"ur rules {self.name!r}: 1..4 dice, a zero counting 0..4")
+        if not 1 <= self.pieces <= MAX_PIECES:
+            raise PositionError(f"ur rules {self.name!r}: pieces 1..{MAX_PIECES}")
+
+    def throws(self) -> tuple[np.ndarray, np.ndarray]:
+        """The possible throws and their chances."""
+        chance = {}
+        for marked in range(self.dice + 1):
+            throw = self.zero_counts_as if marked == 0 and self.zero_counts_as else marked
+            chance[throw] = chance.get(throw, 0) + comb(self.dice, marked) / 2 ** self.dice
+        throws = sorted(chance)
+        return (np.array(throws, dtype=np.int64),
+                np.array([chance[t] for t in throws], dtype=np.float64))
+
+
+FINKEL = UrRules("finkel")
+RULE_SETS = {}
+RULES = FINKEL.name   # the default rule set
+
+
+def register_rules(rules: UrRules):
+    """Make a rule set available by its name (--rules NAME)."""
+    rules.check()
+    RULE_SETS[rules.name] = rules
+
+
+register_rules(FINKEL)
 
 
 @njit(cache=True)
@@ -56,48 +107,68 @@ def mirror(code):
     return pack(opp, me, (code >> 31) & 7, (code >> 28) & 7)
 
 
-@njit(cache=True)
-def moves(code, throw, out_codes, out_info):
-    me = code & TRACK_MASK
-    opp = (code >> 14) & TRACK_MASK
-    me_waiting = (code >> 28) & 7
-    opp_waiting = (code >> 31) & 7
-    if throw == 0:
-        return 0
-    n = 0
-    for a in range(0, OFF - throw + 1):
-        if a == 0:
-            if me_waiting == 0:
-                continue
-        elif not (me >> (a - 1)) & 1:
-            continue
-        d = a + throw
-        new_me = me
-        new_opp = opp
-        new_me_waiting = me_waiting
-        new_opp_waiting = opp_waiting
-        if a == 0:
-            new_me_waiting -= 1
-        else:
-            new_me &= ~(1 << (a - 1))
-        if d < OFF:
-            if (me >> (d - 1)) & 1:
-                continue
-            if 5 <= d <= 12 and (opp >> (d - 1)) & 1:
-                if d == SAFE_SQUARE:
+def _compile_moves(safe_rosettes: bool, again_on_rosette: bool, again_on_capture: bool):
+    """The compiled move generator of one combination of the rule switches (constants
+    to numba). It is named by them and kept in this module, where games/numba_cache.py
+    finds it when a cached kernel that took it as an argument is loaded."""
+    def moves(code, throw, out_codes, out_info):
+        me = code & TRACK_MASK
+        opp = (code >> 14) & TRACK_MASK
+        me_waiting = (code >> 28) & 7
+        opp_waiting = (code >> 31) & 7
+        if throw == 0:
+            return 0
+        n = 0
+        for a in range(0, OFF - throw + 1):
+            if a == 0:
+                if me_waiting == 0:
                     continue
-                new_opp &= ~(1 << (d - 1))
-                new_opp_waiting += 1
-            new_me |= 1 << (d - 1)
-        again = 1 if (d == 4 or d == 8 or d == 14) else 0
-        over = 1 if (d == OFF and new_me == 0 and new_me_waiting == 0) else 0
-        new = pack(new_me, new_opp, new_me_waiting, new_opp_waiting)
-        if not again:
-            new = mirror(new)
-        out_codes[n] = new
-        out_info[n] = a | (d << 5) | (again * AGAIN) | (over * OVER)
-        n += 1
-    return n
+            elif not (me >> (a - 1)) & 1:
+                continue
+            d = a + throw
+            new_me = me
+            new_opp = opp
+            new_me_waiting = me_waiting
+            new_opp_waiting = opp_waiting
+            if a == 0:
+                new_me_waiting -= 1
+            else:
+                new_me &= ~(1 << (a - 1))
+            captured = False
+            if d < OFF:
+                if (me >> (d - 1)) & 1:
+                    continue
+                if 5 <= d <= 12 and (opp >> (d - 1)) & 1:
+                    if safe_rosettes and d == SAFE_SQUARE:
+                        continue
+                    new_opp &= ~(1 << (d - 1))
+                    new_opp_waiting += 1
+                    captured = True
+                new_me |= 1 << (d - 1)
+            again = 1 if ((again_on_rosette and (d == 4 or d == 8 or d == 14))
+                          or (again_on_capture and captured)) else 0
+            over = 1 if (d == OFF and new_me == 0 and new_me_waiting == 0) else 0
+            new = pack(new_me, new_opp, new_me_waiting, new_opp_waiting)
+            if not again:
+                new = mirror(new)
+            out_codes[n] = new
+            out_info[n] = a | (d << 5) | (again * AGAIN) | (over * OVER)
+            n += 1
+        return n
+
+    moves.__name__ = moves.__qualname__ = "moves_" + "".join(
+        "1" if flag else "0" for flag in (safe_rosettes, again_on_rosette, again_on_capture))
+    compiled = njit(cache=True)(moves)
+    globals()[moves.__name__] = compiled
+    return compiled
+
+
+# every combination made now: a cached kernel may name any of them
+MOVES = {flags: _compile_moves(*flags) for flags in product((False, True), repeat=3)}
+
+
+def rule_moves(rules: UrRules):
+    return MOVES[(rules.safe_rosettes, rules.again_on_rosette, rules.again_on_capture)]
 
 
 @njit(cache=True)
@@ -275,7 +346,8 @@ def _ur_exposure(target, attackers, attackers_waiting, probs):
 
 @njit(cache=True)
 def heuristic(code):
-    """The hand-made evaluation (games/heuristic.py): race, exposure, the central rosette."""
+    """The hand-made evaluation (games/heuristic.py): race, exposure, the central rosette
+    (made for Finkel's dice and rosettes, and played as it is under every rule set)."""
     me = code & 0x3FFF
     opp = (code >> 14) & 0x3FFF
     me_waiting = (code >> 28) & 7
@@ -292,7 +364,7 @@ def heuristic(code):
 
 
 
-def draw(code: int, pieces: int, first_to_throw: bool) -> str:
+def draw(code: int, pieces: int, first_to_throw: bool, rules: UrRules = FINKEL) -> str:
     """The board in plain text, light (who throws first) at the bottom."""
     position = to_json(code)
     me_key, opp_key = ("me", "opp") if first_to_throw else ("opp", "me")
@@ -316,7 +388,8 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
     light_off = pieces - light_waiting - len(light)
     dark_off = pieces - dark_waiting - len(dark)
     return (f"  dark  {top}   waiting {dark_waiting}, borne off {dark_off}\n"
-            f"        {middle}   (* rosette: throw again; the middle one is safe)\n"
+            f"        {middle}   (* rosette{': throw again' * rules.again_on_rosette}"
+            f"{'; the middle one is safe' * rules.safe_rosettes})\n"
             f"  light {bottom}   waiting {light_waiting}, borne off {light_off}\n"
             "        squares: 4 3 2 1 . . 14 13 on each side's own row, 5..12 in the middle")
 
@@ -333,17 +406,18 @@ def cell(seat: int, square: int) -> str:
     return f"m{square}" if 5 <= square <= 12 else f"{'ld'[seat]}{square}"
 
 
-def _layout() -> dict:
+def _layout(rules: UrRules, throws) -> dict:
     """The board's cells for drawing: dark's row on top, the shared row, light's row."""
+    safe = "rosette safe" if rules.safe_rosettes else "rosette"
     cells = [{"id": f"m{s}", "row": 1, "col": s - 5, "label": str(s),
-              "mark": "rosette safe" if s == SAFE_SQUARE else ""} for s in range(5, 13)]
+              "mark": safe if s == SAFE_SQUARE else ""} for s in range(5, 13)]
     for seat, row in ((1, 0), (0, 2)):
         cells += [{"id": cell(seat, s), "row": row, "col": col, "label": str(s),
                    "mark": "rosette" if s in ROSETTES else ""}
                   for s, col in PRIVATE_COLUMNS.items()]
     return {"rows": 3, "cols": 8, "cells": cells, "pools": ["wait", "off"],
-            "dice": {"name": "four-sided dice", "count": 4,
-                     "marked": {str(t): int(t) for t in THROWS}}}
+            "dice": {"name": "four-sided dice", "count": rules.dice,
+                     "marked": {str(t): int(t) for t in throws}}}
 
 
 def view(code: int, pieces: int, first_to_throw: bool) -> dict:
@@ -396,16 +470,18 @@ def n_features(pieces: int) -> int:
     return 2 * TRACK + 4 * (pieces + 1) + 2
 
 
-def make(pieces: int = DEFAULT_PIECES) -> Game:
+def make(pieces: int | None = None, rules: UrRules = FINKEL) -> Game:
+    pieces = rules.pieces if pieces is None else pieces
     if not 1 <= pieces <= MAX_PIECES:
         raise PositionError(f"ur takes pieces 1..{MAX_PIECES}, not {pieces}")
+    throws, probs = rules.throws()
     layers = tuple((a, b) for a in range(pieces + 1) for b in range(pieces + 1))
-    return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
+    return Game(name=NAME, rules=rules.name, pieces=pieces, throws=throws, probs=probs,
                 max_moves=MAX_MOVES, layers=layers, layer_size=layer_size,
-                start=int(pack(0, 0, pieces, pieces)), moves=moves, mirror=mirror,
+                start=int(pack(0, 0, pieces, pieces)), moves=rule_moves(rules), mirror=mirror,
                 layer_of=layer_of, rank=rank, unrank=unrank, progress=progress,
                 to_json=to_json, from_json=from_json,
                 features=partial(features, pieces=pieces), n_features=n_features(pieces),
-                heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
-                layout=_layout(), view=view, cell=cell, events=events,
-                code_layout=__doc__.strip(), rules_file=RULES_DOCS / "ur.md")
+                heuristic=heuristic, draw=partial(draw, rules=rules), sides=SIDES,
+                square_names=SQUARE_NAMES, layout=_layout(rules, throws), view=view, cell=cell,
+                events=events, code_layout=__doc__.strip(), rules_file=RULES_DOCS / "ur.md")

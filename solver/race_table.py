@@ -69,23 +69,25 @@ def _side_pairs(side_index, side_bits, codes):
 
 
 class RaceTable:
-    """A solved race table, read into memory and checked."""
+    """A solved race table, read into memory and checked: the race kind of solution
+    (solver/solution.py lists what every kind answers)."""
 
-    def __init__(self, path, game: str | None = None, pieces: int | None = None):
+    def __init__(self, path, game: str | None = None, pieces: int | None = None,
+                 rules: str | None = None):
         self.path = Path(path)
         with open_checked(self.path, FORMAT, RaceTableError, "table file",
                           "a tabula race table") as (f, self.attrs):
             try:
-                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
+                                     str(self.attrs["rules"]))
                 names = json.loads(self.attrs["values"])
                 self.attrs["sha256"]
             except (KeyError, ValueError, TypeError, TabulaError) as err:
                 raise RaceTableError(f"{self.path} has broken attributes ({err})") from None
-            if game is not None and game != self.game.name:
-                raise RaceTableError(f"{self.path} is a table of {self.game.name}, not of {game}")
-            if pieces is not None and pieces != self.game.pieces:
-                raise RaceTableError(f"{self.path} was solved with {self.game.pieces} checkers, "
-                                     f"not {pieces}")
+            other = self.game.differs_from(game, pieces, rules)
+            if other:
+                raise RaceTableError(f"{self.path} is a table of {self.game.describe()}, "
+                                     f"{other}")
             self.arrays = {name: self._read(f, f"values/{name}") for name in names}
             self.rolls = self._read(f, "rolls")
         n = self.game.race.n_sides(self.game.pieces)
@@ -103,14 +105,41 @@ class RaceTable:
                                  "differs): the file is damaged, solve again")
         return array
 
-    def verify(self) -> dict:
+    @property
+    def value_names(self) -> tuple:
+        return value_names(self.game)
+
+    def verify(self, sample: int | None = None) -> dict:
         """The values' SHA-256 against the file's (each dataset's CRC-32 was checked on
-        opening) and the schema's fields."""
+        opening) and the schema's fields. (Solved exactly in one pass, the table has no
+        residual to sample: `sample` is not used.)"""
         sha256 = arrays_sha256([*self.arrays.values(), self.rolls])
         missing = missing_fields(self.attrs)
         ok = sha256 == self.attrs["sha256"]
         return {"table": str(self.path), "sha256_ok": ok, "sha256": sha256,
                 "missing_fields": missing, "ok": ok and not missing}
+
+    @staticmethod
+    def verify_text(report: dict) -> str:
+        return (f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
+                f"checksums of every dataset ok: {'ok' if report['ok'] else 'FAILED'}")
+
+    def info(self) -> tuple[dict, str]:
+        """What the file holds (tabula table info): as JSON, and in lines for people."""
+        a = self.attrs
+        n = self.game.race.n_sides(self.game.pieces)
+        answer = {"file": str(self.path), **{k: a[k] for k in ("game", "rules", "pieces",
+                                                               "sha256", "solve_seconds")},
+                  "values": list(self.arrays), "sides": n,
+                  "positions": two_sided_positions(self.game) if self.arrays else 0}
+        return answer, "\n".join([
+            f"{self.path}: {a['game']} ({a['rules']}), up to {a['pieces']} checkers a side, "
+            f"{answer['positions']:,} positions ({n:,} sides), solved in one pass",
+            f"  values {', '.join(self.arrays) or '(one-sided only)'}; the rolls to bear "
+            "off of every side",
+            f"  solved {a.get('created')} by tabula {a.get('code_version')} in "
+            f"{a['solve_seconds']:.1f} s",
+            f"  sha256 {a['sha256']}"])
 
     @property
     def layers(self) -> list:
@@ -155,6 +184,29 @@ class RaceTable:
                            "unavailable": nd["unavailable"]},
                 "equity_no_double": nd, "cube": cube}
 
+    def answer_text(self, code: int) -> str:
+        a = self.answer(code)
+        eq, nd = a["equity"], a["equity_no_double"]
+        return "\n".join([
+            f"{self.game.name} position {json.dumps(self.game.to_json(code))}, the player on "
+            "roll:",
+            f"  cubeless: wins {a['win']:.6f} (gammon {a['win_gammon']:.6f}), loses a gammon "
+            f"{a['lose_gammon']:.6f}, equity {eq['cubeless']:+.6f}",
+            f"  cube centred: {a['cube']}; equity {eq['centered']:+.6f} "
+            f"(not doubling now: {nd['centered']:+.6f})",
+            f"  cube owned: equity {eq['owned']:+.6f} (not doubling now: {nd['owned']:+.6f})",
+            f"  cube on the other side: equity {eq['unavailable']:+.6f}",
+            "  (equities in points per unit of cube value)"])
+
+    def move_answers(self, code: int, moves: list) -> list[dict]:
+        """Each legal move's equities to the mover, cubeless and in each cube state
+        (game.legal_moves form; `code` is the position moved from)."""
+        points = self.game.race.win_points(code)
+        return [{"equity": self.after_move(m["position"], m["over"], points)} for m in moves]
+
+    def answers(self, codes) -> list[dict]:
+        return [self.answer(code) for code in codes]
+
     def after_move(self, next_code: int, over: bool, win_points: int) -> dict:
         """The mover's equities after a move to `next_code` (seen by the opponent, on
         roll next): cubeless and with the cube as it stands for the mover; win_points
@@ -166,22 +218,6 @@ class RaceTable:
         their = theirs["equity"]
         return {"cubeless": -their["cubeless"], "centered": -their["centered"],
                 "owned": -their["unavailable"], "unavailable": -their["owned"]}
-
-
-def is_race_table(path) -> bool:
-    """Whether `path` is a race table (False for any other file, which a Table then
-    describes when it refuses it)."""
-    try:
-        with h5py.File(path, "r") as f:
-            return f.attrs.get("format") == FORMAT
-    except OSError:
-        return False
-
-
-def open_table_file(path):
-    """The table at `path`, a RaceTable or a (layered) Table, as its format says."""
-    from .table import Table
-    return RaceTable(path) if is_race_table(path) else Table(path)
 
 
 def two_sided_positions(game) -> int:

@@ -94,19 +94,20 @@ def lookup_many(layer_of, rank, flat, offsets, codes):
 
 
 class Table:
-    """A solved table, opened for lookups (memory-mapped, or read into memory)."""
+    """A solved table, opened for lookups (memory-mapped, or read into memory): the
+    layered kind of solution (solver/solution.py lists what every kind answers)."""
+
+    value_names = ("win",)   # the winning chance of the player about to throw
 
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
-                 in_memory: bool = False):
+                 in_memory: bool = False, rules: str | None = None):
         self.path = Path(path)
         with open_checked(self.path, FORMAT, TableError, "table file",
                           "a tabula table") as (f, self.attrs):
             self.game, self.layers = self._layout(f)
-            if game is not None and game != self.game.name:
-                raise TableError(f"{self.path} is a table of {self.game.name}, not of {game}")
-            if pieces is not None and pieces != self.game.pieces:
-                raise TableError(f"{self.path} was solved with pieces={self.game.pieces}, "
-                                 f"not pieces={pieces}")
+            other = self.game.differs_from(game, pieces, rules)
+            if other:
+                raise TableError(f"{self.path} is a table of {self.game.describe()}, {other}")
             self.layer_attrs = {p: {k: plain(v) for k, v in
                                     f[dataset_name(*p)].attrs.items()} for p in self.layers}
             self.offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
@@ -138,13 +139,11 @@ class Table:
         if missing:
             raise TableError(f"{self.path} is incomplete (no {', '.join(missing)})")
         try:
-            game = get_game(self.attrs["game"], int(self.attrs["pieces"]))
+            game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
+                            str(self.attrs["rules"]))
             layers = [tuple(int(x) for x in p) for p in json.loads(self.attrs["layers"])]
         except (ValueError, TypeError, TabulaError) as err:
             raise TableError(f"{self.path} has broken attributes ({err})") from None
-        if game.rules != self.attrs["rules"]:
-            raise TableError(f"{self.path} was solved with rules {self.attrs['rules']!r}, "
-                             f"not {game.rules!r}")
         max_total = int(self.attrs.get("max_total", -1))
         expected = game.solved_layers(None if max_total < 0 else max_total)
         if sorted(layers) != sorted(expected):
@@ -189,4 +188,66 @@ class Table:
 
     def value(self, code: int) -> float:
         return float(self.values([code])[0])
+
+    def answer(self, code: int) -> dict:
+        """All the table says of a position, as `tabula value --json` prints it."""
+        return self.answers([code])[0]
+
+    def answers(self, codes) -> list[dict]:
+        return [{"value": float(v)} for v in self.values(codes)]
+
+    def answer_text(self, code: int) -> str:
+        v = self.value(code)
+        return (f"{self.game.name} position {json.dumps(self.game.to_json(code))}: the "
+                f"player to throw wins with probability {v:.7f} ({100 * v:.4f}%)")
+
+    def move_answers(self, code: int, moves: list) -> list[dict]:
+        """Each legal move's value: the mover's winning chance after it (game.legal_moves
+        form; `code` is the position moved from)."""
+        from .bellman import table_move_worths
+        if not moves:
+            return []
+        worths = table_move_worths(self, [m["position"] for m in moves],
+                                   [m["info"] for m in moves])
+        return [{"value": float(w)} for w in worths]
+
+    def verify(self, sample: int = 100_000) -> dict:
+        """The checksum, sane values and the Bellman residual on a sample of every layer
+        (solver/verify.py)."""
+        from .verify import verify_table
+        return verify_table(self, sample=sample)
+
+    @staticmethod
+    def verify_text(report: dict) -> str:
+        return (f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
+                f"worst residual {report['max_residual']:.2e} on samples "
+                f"(bound {report['residual_bound']:.0e}): "
+                f"{'ok' if report['ok'] else 'FAILED'}")
+
+    def info(self) -> tuple[dict, str]:
+        """What the file holds (tabula table info): as JSON, and in lines for people."""
+        attrs = dict(self.attrs)
+        attrs["layers"] = json.loads(attrs["layers"])
+        attrs["machine"] = json.loads(attrs.get("machine", "{}"))
+        positions = sum(self.game.layer_size(*p) for p in self.layers)
+        answer = {"file": str(self.path), **attrs, "positions": positions,
+                  "layer_stats": {f"{a}_{b}": self.layer_attrs[(a, b)]
+                                  for a, b in self.layers}}
+        lines = [f"{self.path}: {attrs['game']} ({attrs['rules']}), pieces={attrs['pieces']}, "
+                 f"{positions:,} positions in {len(self.layers)} layers",
+                 f"  solved {attrs.get('created')} by tabula {attrs.get('code_version')} on "
+                 f"{attrs['machine'].get('cpu')} ({attrs['machine'].get('cores')} cores) in "
+                 f"{attrs.get('solve_seconds', 0):.1f} s",
+                 f"  tolerance {attrs['tolerance']:.0e}, worst certified residual "
+                 f"{attrs['max_residual']:.2e}",
+                 f"  sha256 {attrs['sha256']}"]
+        if "start_value" in attrs:
+            lines.append(f"  start value (float64) {attrs['start_value']:.12f}")
+        lines.append("  layer    positions     sweeps  residual   "
+                     "(sweeps: full + cheap ones over the recorded best moves)")
+        for (a, b) in self.layers:
+            s = self.layer_attrs[(a, b)]
+            lines.append(f"  ({a},{b})  {s['positions']:>12,}  "
+                         f"{s['sweeps']:>4}+{s['policy_sweeps']:<4}  {s['residual']:.1e}")
+        return answer, "\n".join(lines)
 

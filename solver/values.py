@@ -1,17 +1,17 @@
 """What a solved table says of each position, by name: the outputs a value net learns.
 
-Games solved by value iteration give one value, the mover's winning chance ("win").
-Races whose sides never meet (solver/two_sided.py) give the cubeless chances (with
-gammons only where one can happen) and the three cubeful equities."""
+Games without the cube give one value, the mover's winning chance ("win"). Games
+played for money with the cube (the races of solver/two_sided.py) give the cubeless
+chances (with gammons only where one can happen) and the three cubeful equities."""
 from .two_sided import CUBEFUL
 
 PROBABILITIES = ("win", "win_gammon", "lose_gammon")
 
 
 def value_names(game) -> tuple:
-    if game.race is None:
+    if not game.capabilities.has_cube:
         return ("win",)
-    gammons = game.pieces >= game.race.gammon_checkers
+    gammons = game.capabilities.has_gammons and game.pieces >= game.race.gammon_checkers
     return (*(PROBABILITIES if gammons else PROBABILITIES[:1]), *CUBEFUL)
 
 

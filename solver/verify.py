@@ -11,8 +11,11 @@ from tabula.solver.table import Table, values_sha256
 RESIDUAL_BOUND = 1e-6
 
 
-def verify_table(path, sample=100_000, seed=0) -> dict:
-    table = Table(path)
+def verify_table(table, sample=100_000, seed=0) -> dict:
+    """The report of Table.verify (table: a Table, or the path of one)."""
+    if not isinstance(table, Table):
+        table = Table(table)
+    path = table.path
     sha256 = values_sha256(table.layer(*p) for p in table.layers)
     rng = np.random.default_rng(seed)
     layers = {}

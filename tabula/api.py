@@ -12,24 +12,22 @@ from tabula.eval.measures import regret as _regret
 from tabula.eval.players import make_player
 from tabula.eval.search import decision_form
 from tabula.export.model_file import OnnxValueModel
-from tabula.games import get_game
-from tabula.solver.bellman import table_move_worths
-from tabula.solver.race_table import RaceTable, open_table_file
-from tabula.solver.table import Table
+from tabula.games import Game, get_game
+from tabula.solver.solution import open_solution
 
 __all__ = ["game", "open_table", "value", "moves", "open_model", "player", "regret",
            "match"]
 
 
-def game(name: str, pieces: int | None = None):
-    """The game `name` with `pieces` a side (its default if None)."""
-    return get_game(name, pieces)
+def game(name: str, pieces: int | None = None, rules: str | None = None):
+    """The game `name` under rule set `rules` with `pieces` a side (defaults if None)."""
+    return get_game(name, pieces, rules)
 
 
-def open_table(path) -> Table | RaceTable:
-    """A solved table (tabula solve), memory-mapped; a race table (bear-offs, with the
-    cube) read into memory."""
-    return open_table_file(path)
+def open_table(path):
+    """A solved table (tabula solve): memory-mapped, or, for a race with the cube (the
+    bear-offs), read into memory."""
+    return open_solution(path)
 
 
 def _code(game, position) -> int:
@@ -40,13 +38,13 @@ def _code(game, position) -> int:
     return game.position_from_json(position)
 
 
-def value(table: Table | RaceTable, position) -> float | dict:
+def value(table, position) -> float | dict:
     """The exact winning chance of the player about to throw (position: its JSON form,
-    'start', or a packed code); from a race table, what `tabula value --json` prints:
-    the cubeless chances, the equities in each cube state and the cube action."""
-    if isinstance(table, RaceTable):
-        return table.answer(_code(table.game, position))
-    return table.value(_code(table.game, position))
+    'start', or a packed code); from a table of a game with the cube, what `tabula value
+    --json` prints: the cubeless chances, the equities in each cube state and the cube
+    action."""
+    answer = table.answer(_code(table.game, position))
+    return answer["value"] if len(table.value_names) == 1 else answer
 
 
 def moves(source, position, throw: int) -> list[dict]:
@@ -55,20 +53,15 @@ def moves(source, position, throw: int) -> list[dict]:
     over; with a table as `source` (else a game), each move's exact value too: the
     mover's winning chance after it (for a race table, its equities: cubeless and for
     each cube state, as tabula value prints them for the mover after the move)."""
-    table = source if isinstance(source, (Table, RaceTable)) else None
-    game = table.game if table is not None else source
+    table = None if isinstance(source, Game) else source
+    game = source if table is None else table.game
     code = _code(game, position)
     found = game.legal_moves(code, throw)
     answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
                "again": m["again"], "over": m["over"]} for m in found]
-    if isinstance(table, RaceTable):    # a race: each move's equities, cube states apart
-        points = game.race.win_points(code)
-        for move, m in zip(answer, found):
-            move["equity"] = table.after_move(m["position"], m["over"], points)
-    elif table is not None and found:
-        for move, worth in zip(answer, table_move_worths(
-                table, [m["position"] for m in found], [m["info"] for m in found])):
-            move["value"] = float(worth)
+    if table is not None:
+        for move, said in zip(answer, table.move_answers(code, found)):
+            move.update(said)
     return answer
 
 
@@ -102,19 +95,19 @@ def open_model(path) -> Model:
     return Model(path)
 
 
-def player(spec: str, game, table: Table | None = None):
+def player(spec: str, game, table=None):
     """A player as the command line names it: random, heuristic, expectimax:N,
     perfect (needs the table), net:MODEL.onnx, net+search:MODEL.onnx."""
     return make_player(spec, game, table)
 
 
-def regret(table: Table, spec: str, games: int = 1000, seed: int = 0) -> dict:
+def regret(table, spec: str, games: int = 1000, seed: int = 0) -> dict:
     """How much winning chance `spec` gives away against perfect play (the summary of
     `tabula eval regret --json`)."""
     return _regret(table.game, table, player(spec, table.game, table), games, seed).summary
 
 
 def match(game, a: str, b: str, pairs: int = 1000, seed: int = 0,
-          table: Table | None = None) -> dict:
+          table=None) -> dict:
     """Duplicate pairs between players `a` and `b` (the answer of `tabula eval match`)."""
     return _match(game, player(a, game, table), player(b, game, table), pairs, seed, table)

@@ -64,16 +64,16 @@ def load_config(path) -> dict:
             from None
     if not isinstance(config, dict):
         raise PipelineError(f"{path} must be a YAML mapping (game: ..., pieces: ..., ...)")
-    allowed = {"name", "game", "pieces", "workdir", *STAGES}
+    allowed = {"name", "game", "rules", "pieces", "workdir", *STAGES}
     unknown = sorted(set(config) - allowed)
     if unknown:
         raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)}; keys are "
                             f"{', '.join(sorted(allowed))}")
     if "game" not in config:
         raise PipelineError(f"{path}: give the game (game: ur or game: senet)")
-    game = get_game(config["game"], config.get("pieces"))
+    game = get_game(config["game"], config.get("pieces"), config.get("rules"))
     merged = {"name": config.get("name", path.stem), "game": game.name,
-              "pieces": game.pieces,
+              "rules": game.rules, "pieces": game.pieces,
               "workdir": config.get("workdir", f"runs/pipeline/{config.get('name', path.stem)}")}
     for stage in STAGES:
         given = config.get(stage) or {}
@@ -142,12 +142,12 @@ def run_pipeline(config: dict, log=print) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     state_path = work / "stages.json"
     state = json.loads(state_path.read_text()) if state_path.is_file() else {}
-    game = get_game(config["game"], config["pieces"])
+    game = get_game(config["game"], config["pieces"], config["rules"])
     paths = stage_paths(config)
     actions = {"solve": _solve, "datagen": _datagen,
                **{stage: _training_stage(stage) for stage in TRAINING},
                "export": _export, "report": _report}
-    upstream = [game.name, game.pieces]
+    upstream = [game.name, game.rules, game.pieces]
     summary = {"workdir": str(work), "stages": {}}
     for stage in STAGES:
         stamp = _stamp(upstream, stage, config[stage])
@@ -177,19 +177,15 @@ def run_pipeline(config: dict, log=print) -> dict:
 
 
 def _solve(game, config, paths, work):
-    from tabula.solver.layered import solve
-    from tabula.solver.race_table import solve_race
+    from tabula.solver.solution import kind_of_game, solve_game
     paths["solve"].unlink(missing_ok=True)
-    if game.race is not None:   # a race whose sides never meet: one pass, with the cube
-        solve_race(game, paths["solve"])
-    else:
-        solve(game, paths["solve"], tol=config["solve"]["tol"])
+    settings = {k: v for k, v in config["solve"].items() if k in kind_of_game(game).options}
+    solve_game(game, paths["solve"], **settings)
 
 
 def _table(game, path):
-    from tabula.solver.race_table import RaceTable
-    from tabula.solver.table import Table
-    return (RaceTable if game.race is not None else Table)(path)
+    from tabula.solver.solution import open_solution
+    return open_solution(path, game=game.name, pieces=game.pieces, rules=game.rules)
 
 
 def _datagen(game, config, paths, work):
@@ -220,7 +216,7 @@ def training_config(game, config, stage, paths) -> dict:
         data["table"] = str(paths["solve"])
     root = Path(config["workdir"]) / stage
     return {"seed_everything": t["seed"], "patience": t["patience"], "threads": t["threads"],
-            "model": {**t["model"], "game": game.name, "pieces": game.pieces},
+            "model": t["model"],
             "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
 
 
@@ -249,7 +245,7 @@ def _report(game, config, paths, work):
     players = [named.get(p, p) for p in r["players"]]
     if not config["export"]["int8"]:
         players = [p for p in players if ".int8." not in p]
-    write = write_cube_report if game.race is not None else write_report
+    write = write_cube_report if game.capabilities.has_cube else write_report
     write(game, _table(game, paths["solve"]), players, r["games"], r["seed"],
           work / "report", quiet=False)
     curves = ""

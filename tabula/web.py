@@ -45,7 +45,7 @@ MAX_BODY = 10_000     # bytes of a request body
 def web_games() -> list[str]:
     """The games the web app plays: those without the doubling cube (races with it,
     bear-offs, are played in the terminal: tabula/cube_play.py)."""
-    return [name for name in GAMES if get_game(name).race is None]
+    return [name for name in GAMES if not get_game(name).capabilities.has_cube]
 
 class Games:
     """The games being played, each with its lock (one request at a time per game)."""

@@ -2,7 +2,7 @@
 import pytest
 
 from tabula import games
-from tabula.games import get_game
+from tabula.games import get_game, ur
 from tests.toy import capture, race
 
 from tabula.solver.layered import solve
@@ -10,6 +10,9 @@ from tabula.solver.table import Table
 
 games.register(race)     # games known only to the tests: they plug in like any other
 games.register(capture)
+# a rule set known only to the tests: two coins, no safe rosette, a capture throws again
+ur.register_rules(ur.UrRules("tiny", pieces=2, dice=2, safe_rosettes=False,
+                             again_on_capture=True))
 
 # (game, pieces, max_total): Senet is checked on its layers with at most 3 pieces in
 # total here; `python -m tests.solver_check senet` runs the 5-in-total set (3,917,900
@@ -47,7 +50,7 @@ def ur3_run(ur3_data, tmp_path_factory):
     root = tmp_path_factory.mktemp("run")
     config = root / "train.yaml"
     config.write_text(f"""
-model: {{game: ur, pieces: 3, hidden: [32, 32], lr: 0.01}}
+model: {{hidden: [32, 32], lr: 0.01}}
 data: {{path: {ur3_data}, batch_size: 1024}}
 trainer: {{default_root_dir: {root}, max_epochs: 4, enable_progress_bar: false,
           enable_model_summary: false}}

@@ -59,7 +59,7 @@ def test_any_throw_in_a_query_file(tmp_path_factory, throw):
 @example(seed="1_0")     # but only in plain digits
 def test_any_seed(seed):
     text = str(seed)
-    code, _, err = run(["play", "ur", "--level", "apprentice", "--seed", text, "--rules"])
+    code, _, err = run(["play", "ur", "--level", "apprentice", "--seed", text, "--show-rules"])
     good = text.isascii() and text.isdigit() and int(text) < 2**64
     assert code == 0 if good else refused_in_one_line(code, err)
 

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from tabula.games import GAMES, PositionError, get_game
+from tabula.games import GAMES, PositionError, get_game, rule_sets
 from tabula.games.batch import layer_of_many, rank_many, unrank_many
 from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
 from tabula.games.loop import advance
@@ -22,8 +22,10 @@ WHOLE = 300_000      # layers up to this size are enumerated whole
 SAMPLE = 20_000      # positions sampled from larger ones
 SOLVE_LIMIT = 20_000  # the smallest variant is solved both ways if it has at most this many
 
-VARIANTS = [(name, pieces) for name, module in sorted(GAMES.items())   # 1..7 and the most
+VARIANTS = [(name, pieces, None) for name, module in sorted(GAMES.items())  # 1..7, the most
             for pieces in sorted({*range(1, min(module.MAX_PIECES, 7) + 1), module.MAX_PIECES})]
+VARIANTS += [(name, pieces, rules) for name in sorted(GAMES)   # other rule sets: 1..3
+             for rules in rule_sets(name)[1:] for pieces in range(1, 4)]
 
 
 def positions(game, seed=0):
@@ -32,7 +34,8 @@ def positions(game, seed=0):
                            random_play_positions(game, SAMPLE // 4, seed + 1)])
 
 
-@pytest.fixture(scope="module", params=VARIANTS, ids=[f"{n}{p}" for n, p in VARIANTS])
+@pytest.fixture(scope="module", params=VARIANTS,
+                ids=[f"{n}{p}" + (f"-{r}" if r else "") for n, p, r in VARIANTS])
 def game(request):
     return get_game(*request.param)
 
@@ -180,12 +183,13 @@ def test_the_move_worth_in_numba_numpy_and_torch_agree():
     assert np.array_equal(got.numpy(), expected)
 
 
-SMALLEST = sorted({name: (name, 1) for name in GAMES}.values())
+SMALLEST = [(name, 1, rules) for name in sorted(GAMES) for rules in rule_sets(name)]
 
 
-@pytest.mark.parametrize("name,pieces", SMALLEST)
-def test_fast_solver_equals_the_reference_on_the_smallest_variant(name, pieces, tmp_path):
-    game = get_game(name, pieces)
+@pytest.mark.parametrize("name,pieces,rules", SMALLEST)
+def test_fast_solver_equals_the_reference_on_the_smallest_variant(name, pieces, rules,
+                                                                   tmp_path):
+    game = get_game(name, pieces, rules)
     assert game.total_positions() <= SOLVE_LIMIT
     solve(game, tmp_path / "t.h5", quiet=True)
     table = Table(tmp_path / "t.h5")

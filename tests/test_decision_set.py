@@ -122,7 +122,7 @@ def test_training_takes_its_decisions_from_a_set_of_the_training_split(tables, u
                               s.infos[rows].astype(np.int64))
     for got, want in zip(batch[4:], leaves):
         assert np.array_equal(got, want)
-    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+    base = ["train", "--model.hidden", "[16]",
             "--data.path", str(ur3_data), "--model.decision_weight", "1",
             "--data.decisions", "128", "--model.search_weight", "1", "--data.searched", "32",
             "--trainer.max_epochs", "1", "--trainer.log_every_n_steps", "1",

@@ -162,7 +162,7 @@ def test_expectimax_searches_and_beats_random(tables):
 def test_other_game_table_model_and_bad_specs_are_refused(tables, tmp_path, capsys):
     ur = str(tables[("ur", 3)].path)
     assert main(["eval", "regret", "senet", "--table", ur, "--player", "random"]) == 2
-    assert "is a table of ur, not of senet" in capsys.readouterr().err
+    assert "is a table of ur (finkel rules, pieces=3), not of senet" in capsys.readouterr().err
     assert main(["eval", "regret", "ur", "--table", ur, "--player", "wizard"]) == 2
     assert "unknown player 'wizard'" in capsys.readouterr().err
     assert main(["eval", "match", "ur", "--a", "perfect", "--b", "random"]) == 2

@@ -52,7 +52,7 @@ def test_senet_with_the_default_level_plays_the_shipped_variant(monkeypatch, cap
 
 def test_rules_of_every_game(capsys):
     for name in ("ur", "senet"):
-        assert main(["play", name, "--rules"]) == 0
+        assert main(["play", name, "--show-rules"]) == 0
         text = capsys.readouterr().out
         assert text.startswith("# ") and "## The end" in text
 

@@ -105,9 +105,11 @@ def test_senet_closed_forms(tables):
 
 def test_table_refuses_other_game_or_rules(tables):
     path = tables[("ur", 2)].path
-    with pytest.raises(TableError, match="table of ur, not of senet"):
+    with pytest.raises(TableError, match=r"table of ur \(finkel rules, pieces=2\), not of senet"):
         Table(path, game="senet")
-    with pytest.raises(TableError, match="pieces=2, not pieces=3"):
+    with pytest.raises(TableError, match="not of tiny rules"):
+        Table(path, game="ur", rules="tiny")
+    with pytest.raises(TableError, match=r"pieces=2\), not of pieces=3"):
         Table(path, game="ur", pieces=3)
     with pytest.raises(TableError, match="no table file"):
         Table(path.with_name("missing.h5"))

@@ -54,7 +54,7 @@ def test_checkpoint_reloads_to_the_same_predictions(ur3_run, ur3_data):
 
 def test_unknown_config_key_fails_clearly(ur3_data, tmp_path, capsys):
     config = tmp_path / "bad.yaml"
-    config.write_text(f"model: {{game: ur, pieces: 3, widths: [8]}}\ndata: {{path: {ur3_data}}}\n")
+    config.write_text(f"model: {{widths: [8]}}\ndata: {{path: {ur3_data}}}\n")
     with pytest.raises(SystemExit) as stop:
         main(["train", "--config", str(config)])
     assert stop.value.code == 2
@@ -71,18 +71,26 @@ def test_bad_value_fails_with_its_reason_on_one_line(ur3_data, capsys):
     assert "model.bf16_epochs" in err and "Got value: abc" in err
 
 
-def test_data_of_another_game_fails_clearly(ur3_data, tmp_path, capsys):
+def test_the_game_comes_from_the_data(ur3_data, tmp_path, capsys):
+    """A config names the data; the model's game, pieces and rule set are the data
+    file's (and a config that names them too is refused, not half-read)."""
     config = tmp_path / "other.yaml"
     config.write_text(f"model: {{game: senet, pieces: 2}}\ndata: {{path: {ur3_data}}}\n"
                       f"trainer: {{default_root_dir: {tmp_path}}}\n")
     assert main(["train", "--config", str(config)]) == 2
-    err = capsys.readouterr().err
-    assert "holds positions of ur (pieces=3)" in err and "senet" in err
+    assert "model.game comes from the data file" in capsys.readouterr().err
+    assert main(["train", "--data.path", str(ur3_data), "--model.hidden", "[4]",
+                 "--trainer.max_epochs", "1", "--trainer.default_root_dir",
+                 str(tmp_path / "run"), "--trainer.enable_progress_bar", "false"]) == 0
+    from tabula.training.model import read_checkpoint
+    saved = read_checkpoint(tmp_path / "run" / "version_0" / "checkpoints" / "last.ckpt")
+    hparams = saved["hyper_parameters"]
+    assert (hparams["game"], hparams["pieces"], hparams["rules"]) == ("ur", 3, "finkel")
 
 
 def test_decision_loss_runs_and_checks_its_table(tables, ur3_data, tmp_path, capsys):
     table = tables[("ur", 3)].path
-    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+    base = ["train", "--model.hidden", "[16]",
             "--data.path", str(ur3_data), "--data.batch_size", "2048",
             "--trainer.max_epochs", "1", "--trainer.enable_progress_bar", "false",
             "--trainer.enable_model_summary", "false", "--trainer.log_every_n_steps", "1"]
@@ -185,7 +193,7 @@ def test_hard_decisions_are_those_the_net_chooses_wrongly(tables, ur3_run, ur3_d
     chosen = np.take_along_axis(exact, first_best(np.where(live, net, -1.0))[:, None], 1)[:, 0]
     assert np.array_equal(wrong, chosen < np.where(live, exact, -1.0).max(1) - 1e-6)
     assert 0 < wrong.sum() < len(wrong) // 2
-    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+    base = ["train", "--model.hidden", "[16]",
             "--data.path", str(ur3_data), "--data.table", str(table.path),
             "--model.decision_weight", "1", "--data.decisions", "128", "--data.hard", "32",
             "--trainer.max_epochs", "2", "--trainer.default_root_dir", str(tmp_path)]
@@ -264,7 +272,7 @@ def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_p
     best = ur3_run / "checkpoints" / "best.ckpt"
     start = ValueNet.load_from_checkpoint(best)
     codes = DataFile(ur3_data).read("test", "codes")[:500]
-    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden",
+    base = ["train", "--model.hidden",
             "[32, 32]", "--model.init_from", str(best), "--data.path", str(ur3_data),
             "--trainer.max_epochs", "1", "--trainer.enable_progress_bar", "false",
             "--trainer.enable_model_summary", "false"]
@@ -277,7 +285,7 @@ def test_a_fit_with_a_time_limit_schedules_by_its_timer(ur3_run, ur3_data, tmp_p
 def test_a_time_limit_the_steps_end_before_leaves_the_run_as_it_was(ur3_data, tmp_path):
     """Where the steps end first (the machine a recipe was tuned on), the schedule is
     the plain cosine over steps: the same seed gives the same weights."""
-    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[16]",
+    base = ["train", "--model.hidden", "[16]",
             "--data.path", str(ur3_data), "--trainer.max_epochs", "2", "--seed_everything",
             "7", "--trainer.enable_progress_bar", "false", "--trainer.enable_model_summary",
             "false"]
@@ -296,7 +304,7 @@ def test_a_run_with_a_schedule_of_an_older_tabula_is_not_resumed(ur3_run, ur3_da
         torch.optim.SGD(weights, lr=1.0), 10).state_dict()]
     old = tmp_path / "old.ckpt"
     torch.save(checkpoint, old)
-    base = ["--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[32, 32]",
+    base = ["--model.hidden", "[32, 32]",
             "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
             "--trainer.default_root_dir", str(tmp_path), "--ckpt_path", str(old)]
     capsys.readouterr()
@@ -306,7 +314,7 @@ def test_a_run_with_a_schedule_of_an_older_tabula_is_not_resumed(ur3_run, ur3_da
 
 
 def test_bad_model_settings_fail_with_one_line(ur3_run, ur3_data, tmp_path, capsys):
-    base = ["train", "--model.game", "ur", "--model.pieces", "3", "--data.path", str(ur3_data),
+    base = ["train", "--data.path", str(ur3_data),
             "--trainer.default_root_dir", str(tmp_path)]
     assert main(base + ["--model.activation", "foo"]) == 2
     assert "activation must be one of" in capsys.readouterr().err
@@ -345,7 +353,7 @@ def test_bf16_epochs_are_float32_with_a_warning_where_bfloat16_is_slow(ur3_data,
     model.trainer = SimpleNamespace(current_epoch=0)
     model.on_train_epoch_start()
     assert not model.bf16
-    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
+    assert main(["train", "--model.hidden", "[8]",
                  "--model.bf16_epochs", "1", "--data.path", str(ur3_data),
                  "--trainer.max_steps", "2", "--trainer.enable_progress_bar", "false",
                  "--trainer.default_root_dir", str(tmp_path)]) == 0
@@ -381,7 +389,7 @@ def test_searched_worths_are_the_search_players(tables, ur3_run):
 ])
 def test_bad_settings_are_one_line_without_lightnings_banners(ur3_data, tmp_path, capsys,
                                                                 setting, message):
-    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--data.path",
+    assert main(["train", "--data.path",
                  str(ur3_data), "--trainer.default_root_dir", str(tmp_path), *setting]) == 2
     captured = capsys.readouterr()
     assert captured.err.strip().splitlines() == [captured.err.strip()], captured.err
@@ -394,13 +402,13 @@ def test_a_data_file_with_an_empty_split_is_refused(tables, tmp_path, capsys):
     data = tmp_path / "tiny.h5"
     generate(tables[("ur", 2)], data, games=0, explore=0.3, uniform=50, seed=1,
              val_frac=0.0, test_frac=0.1, quiet=True)
-    assert main(["train", "--model.game", "ur", "--model.pieces", "2", "--data.path",
+    assert main(["train", "--data.path",
                  str(data), "--trainer.default_root_dir", str(tmp_path / "run")]) == 2
     assert "no positions in its val split" in capsys.readouterr().err
 
 
 def test_each_run_gets_its_own_folder(ur3_data, tmp_path, capsys):
-    args = ["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
+    args = ["train", "--model.hidden", "[8]",
             "--data.path", str(ur3_data), "--trainer.max_epochs", "1",
             "--trainer.enable_progress_bar", "false", "--trainer.enable_model_summary", "false",
             "--trainer.default_root_dir", str(tmp_path)]
@@ -444,7 +452,7 @@ def test_asking_for_a_gpu_where_there_is_none_is_one_line(ur3_data, tmp_path, ca
     import torch
     if torch.cuda.is_available():
         pytest.skip("this machine has a GPU")
-    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--data.path",
+    assert main(["train", "--data.path",
                  str(ur3_data), "--trainer.accelerator", "gpu",
                  "--trainer.default_root_dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
@@ -466,7 +474,7 @@ def test_a_run_stopped_within_an_epoch_reports_the_steps_it_trained(ur3_data, tm
 def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys,
                                                                 caplog):
     """Lightning's conventions: fit | validate | test, --ckpt_path, the user's logger."""
-    base = ["--model.game", "ur", "--model.pieces", "3", "--model.hidden", "[8]",
+    base = ["--model.hidden", "[8]",
             "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
             "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
             str(tmp_path)]
@@ -530,7 +538,7 @@ def test_train_sources_keep_only_those_training_records(tables, ur3_data, tmp_pa
     assert result["unseen_in_training"]["records"] == unseen.sum()
     for sources, said in ((["selfplay"], "must name some of self-play, uniform, alternative"),
                           (["alternative"], "has no training records of alternative")):
-        assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--data.path",
+        assert main(["train", "--data.path",
                      str(ur3_data), "--data.train_sources", json.dumps(sources),
                      "--trainer.default_root_dir", str(tmp_path / "refused")]) == 2
         assert said in capsys.readouterr().err
@@ -560,7 +568,7 @@ def test_val_sources_keep_only_those_validation_records(ur3_data):
 def _quiet_fit(data, root, *settings) -> dict:
     """`tabula train` of a tiny Ur 3 net with `settings`, without progress bar or
     summary, in root; its test_error.json."""
-    assert main(["train", "--model.game", "ur", "--model.pieces", "3", "--model.hidden",
+    assert main(["train", "--model.hidden",
                  "[8]", "--data.path", str(data), "--trainer.enable_progress_bar", "false",
                  "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
                  str(root), *settings]) == 0

@@ -8,12 +8,13 @@ import warnings
 from pathlib import Path
 
 import torch
+import yaml
 from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.loggers import CSVLogger
 
-from tabula.datagen.datafile import DataError
+from tabula.datagen.datafile import DataError, DataFile
 from tabula.infra.provenance import code_version, machine
 
 from .curves import plot_learning_curve
@@ -47,8 +48,22 @@ class OneLineParser(LightningArgumentParser):
         raise SystemExit(2)
 
 
+LINKED = ("game", "pieces", "rules")   # model settings that data.path decides
+
+
+def _variant_of(key):
+    """The compute function of the link data.path -> model.KEY: the data file's game,
+    pieces or rule set."""
+    def read(path):
+        return getattr(DataFile(path).game, {"game": "name"}.get(key, key))
+    return read
+
+
 class TrainCLI(LightningCLI):
     def add_arguments_to_parser(self, parser):
+        for key in LINKED:   # the data names the game
+            parser.link_arguments("data.path", f"model.{key}", compute_fn=_variant_of(key),
+                                  apply_on="parse")
         parser.add_argument("--patience", type=int, default=TrainSettings.patience,
                             help="stop after this many epochs without a better val_loss")
         parser.add_argument("--threads", type=int, default=TrainSettings.threads,
@@ -133,15 +148,25 @@ def check_settings(cli):
 
 
 def _check_config_files(argv):
-    """Config files must be UTF-8 text (jsonargparse would stop with a traceback)."""
+    """Config files must be UTF-8 text (jsonargparse would stop with a traceback), and
+    may not name the game, which comes from the data (jsonargparse would let a linked
+    key of a config file pass unread)."""
     for i, arg in enumerate(argv):
         path = arg.partition("=")[2] if arg.startswith("--config=") else (
             argv[i + 1] if arg == "--config" and i + 1 < len(argv) else None)
         if path and Path(path).is_file():
             try:
-                Path(path).read_bytes().decode("utf-8")
+                text = Path(path).read_bytes().decode("utf-8")
             except UnicodeDecodeError:
                 raise DataError(f"{path} is not UTF-8 text") from None
+            try:
+                model = (yaml.safe_load(text) or {}).get("model") or {}
+            except (yaml.YAMLError, AttributeError):
+                continue   # jsonargparse says what is wrong with it
+            named = [key for key in LINKED if isinstance(model, dict) and key in model]
+            if named:
+                raise DataError(f"{path}: model.{named[0]} comes from the data file "
+                                "(data.path names the game, its pieces and rules): remove it")
 
 
 SUBCOMMANDS = ("fit", "validate", "test")
@@ -192,14 +217,7 @@ def run(argv) -> int:
 
 
 def _check_pairing(model, data):
-    """The model and the data must be of one game variant, and each decision loss must
-    come with its decisions."""
-    game = data.file.game
-    if (model.game.name, model.game.pieces) != (game.name, game.pieces):
-        raise DataError(f"{data.path} holds positions of {game.name} (pieces={game.pieces}) "
-                        f"but the model is set for {model.game.name} "
-                        f"(pieces={model.game.pieces}): change model.game/model.pieces or "
-                        "data.path")
+    """Each decision loss must come with its decisions."""
     for weight, count in (("decision_weight", "decisions"), ("search_weight", "searched")):
         if (model.hparams[weight] > 0) != (getattr(data, count) > 0):
             raise DataError(f"model.{weight} and data.{count} go together: the loss needs "

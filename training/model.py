@@ -105,8 +105,9 @@ class ValueNet(L.LightningModule):
     """An MLP value net for one game variant.
 
     Args:
-        game: a registered game's name (tabula solve --help lists them).
-        pieces: pieces a side of the variant the table was solved for.
+        game: a registered game's name; pieces: pieces a side; rules: the rule set
+            (the game's first if None). `tabula train` takes all three from the data
+            file (data.path), so a config names the data and the game follows.
         hidden: widths of the hidden layers.
         activation: one of relu, gelu, silu, tanh.
         loss: "bce" (binary cross-entropy of the logit against the exact value) or
@@ -142,7 +143,8 @@ class ValueNet(L.LightningModule):
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
                  weight_decay: float = 0.0, decision_weight: float = 0.0,
                  decision_temperature: float = 0.01, afterstate_weight: float = 0.0,
-                 search_weight: float = 0.0, init_from: str | None = None, bf16_epochs: int = 0):
+                 search_weight: float = 0.0, init_from: str | None = None, bf16_epochs: int = 0,
+                 rules: str | None = None):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ModelError(f"activation must be one of {', '.join(ACTIVATIONS)}")
@@ -163,7 +165,7 @@ class ValueNet(L.LightningModule):
             if not value >= 0:
                 raise ModelError(f"model.{name} must be 0 or more, not {value}")
         self.save_hyperparameters()
-        self.game = get_game(game, pieces)
+        self.game = get_game(game, pieces, rules)
         widths = [self.game.n_features, *hidden]
         layers = []
         for a, b in zip(widths, widths[1:]):

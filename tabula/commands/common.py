@@ -2,7 +2,7 @@
 import argparse
 import json
 
-from tabula.games import GAMES, PositionError, get_game, pieces_help
+from tabula.games import GAMES, PositionError, get_game, pieces_help, rules_help
 from tabula.games.game import layer_pair
 from tabula.infra.settings import MAX_SEED
 
@@ -46,10 +46,12 @@ def add_game_arguments(parser):
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
     parser.add_argument("--pieces", "--checkers", type=int, default=None, dest="pieces",
                         help=f"pieces (checkers) a side ({pieces_help()})")
+    parser.add_argument("--rules", metavar="NAME", default=None,
+                        help=f"the rule set, the game's first by default ({rules_help()})")
 
 
 def game_from_args(args):
-    return get_game(args.game, args.pieces)
+    return get_game(args.game, args.pieces, args.rules)
 
 
 def parse_position(game, text_or_obj):
@@ -98,16 +100,14 @@ def add_table_argument(parser, required):
 
 
 def open_table(args):
-    """The table of --table, checked against GAME and --pieces; None without --table."""
+    """The solution of --table, checked against GAME, --pieces and --rules; None without
+    --table."""
     if not getattr(args, "table", None):
         return None
-    from tabula.solver.race_table import RaceTable
-    from tabula.solver.table import Table
+    from tabula.solver.solution import open_solution
     if args.game not in GAMES:
         get_game(args.game)  # raises the unknown-game message
-    if get_game(args.game).race is not None:   # a race whose sides never meet
-        return RaceTable(args.table, game=args.game, pieces=args.pieces)
-    return Table(args.table, game=args.game, pieces=args.pieces)
+    return open_solution(args.table, game=args.game, pieces=args.pieces, rules=args.rules)
 
 
 def check_output(path, force: bool):

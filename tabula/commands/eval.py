@@ -114,7 +114,7 @@ def run_regret(args):
     from tabula.eval.players import make_player
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
-    if game.race is not None:
+    if game.capabilities.has_cube:
         return _race_regret(args, game, table)
     result = regret(game, table, make_player(args.player, game, table), args.games, args.seed,
                     quiet=args.quiet).summary
@@ -154,7 +154,7 @@ def run_match(args):
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
-    if game.race is not None:
+    if game.capabilities.has_cube:
         raise UsageError(f"eval match plays games without the cube; {game.name} is played "
                          f"for money with it: use tabula eval regret {game.name} (every "
                          "checker play and cube decision scored by the table)")
@@ -180,7 +180,7 @@ def run_decision_set(args):
     if args.decisions < 1:
         raise UsageError(f"--decisions must be at least 1, not {args.decisions}")
     table = open_table(args)
-    if table.game.race is not None:
+    if table.game.capabilities.has_cube:
         raise UsageError(f"{table.game.name}: decision sets hold games without the cube; "
                          "use tabula eval regret")
     result = make_decision_set(table, args.data, out, args.decisions, args.seed, args.split)
@@ -216,7 +216,7 @@ def run_report(args):
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
-    if game.race is not None:   # money play with the cube: checker and cube losses apart
+    if game.capabilities.has_cube:   # money play with the cube: checker and cube losses apart
         from tabula.eval.cube_report import write_cube_report
         result = write_cube_report(game, table, args.players or ["perfect"], args.games,
                                    args.seed, Path(args.out), quiet=args.quiet)

@@ -25,7 +25,7 @@ def add_parser(sub):
                    + "); default the side that throws first")
     p.add_argument("--hotseat", action="store_true", help="two people, no computer")
     p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
-    p.add_argument("--rules", action="store_true",
+    p.add_argument("--show-rules", action="store_true",
                    help="print the rules of the game (docs/rules/GAME.md) and exit")
     p.set_defaults(run=run)
 
@@ -33,10 +33,10 @@ def add_parser(sub):
 def run(args):
     from tabula.play import Console, play_game
     game = game_from_args(args)
-    if args.rules:
+    if args.show_rules:
         print(game.rules_text())
         return 0
-    if game.race is not None:
+    if game.capabilities.has_cube:
         return _play_with_the_cube(args, game)
     play_game(build_session(args, game), Console())
     return 0
@@ -53,7 +53,7 @@ def _play_with_the_cube(args, game):
     if args.hotseat:
         raise TabulaError(f"{game.name} is played against the computer only (no --hotseat)")
     if args.pieces is None and not args.model and not args.table:
-        game = get_game(game.name, playable_pieces(game.name))
+        game = get_game(game.name, playable_pieces(game.name), game.rules)
     table = open_table(args) if args.table else None
     game = table.game if table is not None else game
     judge = table_player(table) if table is not None else None
@@ -77,7 +77,7 @@ def build_session(args, game):
     from tabula.export.model_file import OnnxValueModel
     from tabula.session import playable_pieces, shipped_model, start_session
     if args.pieces is None and not args.model and not args.table:
-        game = get_game(game.name, playable_pieces(game.name))
+        game = get_game(game.name, playable_pieces(game.name), game.rules)
     table = open_table(args) if args.table else None
     if table is not None:
         game = table.game

@@ -18,9 +18,9 @@ def add_parser(sub):
                     "only when complete.")
     add_game_arguments(p)
     p.add_argument("--out", required=True, metavar="FILE", help="table file to write (.h5)")
-    p.add_argument("--tol", type=float, default=SolveSettings.tol,
+    p.add_argument("--tol", type=float, default=None,
                    help="stop a layer when no value changes by more than this "
-                        f"(default {SolveSettings.tol:g})")
+                        f"(default {SolveSettings.tol:g}; games solved by sweeps)")
     p.add_argument("--threads", type=int, default=None,
                    help="threads for the compiled kernels (default: all cores)")
     p.add_argument("--max-total", type=int, default=None, metavar="K",
@@ -39,40 +39,58 @@ def add_parser(sub):
 
 
 def run(args):
-    from tabula.solver.layered import SolveError, solve
+    from tabula.solver.layered import SolveError
+    from tabula.solver.solution import kind_of_game, solve_game
     game = game_from_args(args)
     out = Path(args.out)
     check_output(out, args.force)
-    if game.race is not None:
-        return _solve_race(game, out, args)
-    if args.one_sided:
-        raise UsageError(f"--one-sided is for race games; {game.name} is not one")
-    if args.max_total is not None and not 2 <= args.max_total <= 2 * game.pieces:
-        raise UsageError(f"--max-total must lie between 2 and {2 * game.pieces} (pieces in "
-                         "play of both sides together)")
-    SolveSettings.check({"tol": args.tol}, "--")
+    kind = kind_of_game(game)
+    given = {"tol": args.tol, "max_total": args.max_total, "one_sided": args.one_sided or None,
+             "unit_solver": args.device if args.device != "cpu" else None}
+    refused = [name for name, value in given.items()
+               if value is not None and name not in kind.options]
+    if refused:
+        flag = "--device" if refused[0] == "unit_solver" else "--" + refused[0].replace("_", "-")
+        raise UsageError(f"{flag} is not for {game.name}: its table is solved by the "
+                         f"{kind.name} solver, which takes no such setting")
+    options = {"threads": args.threads}
     _check_threads(args.threads)
-    unit_solver = _gpu_unit_solver() if args.device == "cuda" else None
+    if "tol" in kind.options:
+        options["tol"] = SolveSettings.tol if args.tol is None else args.tol
+        SolveSettings.check({"tol": options["tol"]}, "--")
+    if args.max_total is not None:
+        if not 2 <= args.max_total <= 2 * game.pieces:
+            raise UsageError(f"--max-total must lie between 2 and {2 * game.pieces} (pieces "
+                             "in play of both sides together)")
+        options["max_total"] = args.max_total
+    if args.one_sided:
+        options["one_sided"] = True
+    if args.device == "cuda":
+        options["unit_solver"] = _gpu_unit_solver()
     try:
-        summary = solve(game, out, tol=args.tol, threads=args.threads,
-                        max_total=args.max_total, quiet=args.quiet, unit_solver=unit_solver)
+        summary = solve_game(game, out, quiet=args.quiet, **options)
     except KeyboardInterrupt:
-        print(f"\ntabula solve: interrupted; finished layers are kept in {out}.partial/, "
-              "run the same command again to resume", file=sys.stderr)
+        print(f"\ntabula solve: interrupted; {kind.interrupted.replace('OUT', str(out))}",
+              file=sys.stderr)
         return 130
     except SolveError as err:
         raise UsageError(str(err)) from None
     if args.json:
         print(json.dumps(summary))
+        return 0
+    if summary.get("positions") or "sides" not in summary:
+        what = f"{summary['positions']:,} positions"
     else:
-        start = summary["start_value"]
-        print(f"solved {game.name} (pieces={game.pieces}): {summary['positions']:,} positions "
-              f"in {summary['layers']} layers, {summary['wall_seconds']:.1f} s, peak memory "
-              f"{summary['peak_memory_bytes'] / 2**30:.2f} GiB, worst residual "
-              f"{summary['max_residual']:.1e}")
-        if start is not None:
-            print(f"first player's winning chance from the start: {start:.10f}")
-        print(f"table: {out}")
+        what = "one-sided table"
+    where = (f" in {summary['layers']} layers" if "layers" in summary
+             else f", {summary['sides']:,} sides")
+    residual = (f", worst residual {summary['max_residual']:.1e}"
+                if "max_residual" in summary else "")
+    print(f"solved {game.describe()}: {what}{where}, {summary['wall_seconds']:.1f} s, peak "
+          f"memory {summary['peak_memory_bytes'] / 2**30:.2f} GiB{residual}")
+    if summary.get("start_value") is not None:
+        print(f"first player's winning chance from the start: {summary['start_value']:.10f}")
+    print(f"table: {out}")
     return 0
 
 
@@ -90,28 +108,3 @@ def _check_threads(threads):
         if not 1 <= threads <= numba.config.NUMBA_NUM_THREADS:
             raise UsageError(f"--threads must lie between 1 and "
                              f"{numba.config.NUMBA_NUM_THREADS} (this machine's cores)")
-
-
-def _solve_race(game, out, args):
-    """A race whose sides never meet: one pass, with gammons and the doubling cube."""
-    from tabula.solver.race_table import solve_race
-    if args.max_total is not None:
-        raise UsageError(f"--max-total is not for {game.name}: its table is solved whole")
-    _check_threads(args.threads)
-    try:
-        summary = solve_race(game, out, threads=args.threads, one_sided=args.one_sided,
-                             quiet=args.quiet)
-    except KeyboardInterrupt:
-        print("\ntabula solve: interrupted; nothing written (a race table is solved in "
-              "one pass)", file=sys.stderr)
-        return 130
-    if args.json:
-        print(json.dumps(summary))
-    else:
-        what = ("one-sided table" if args.one_sided else
-                f"{summary['positions']:,} positions")
-        print(f"solved {game.name} ({game.pieces} checkers): {what}, {summary['sides']:,} "
-              f"sides, {summary['wall_seconds']:.1f} s, peak memory "
-              f"{summary['peak_memory_bytes'] / 2**30:.2f} GiB")
-        print(f"table: {out}")
-    return 0

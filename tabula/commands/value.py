@@ -25,7 +25,6 @@ def add_parser(sub):
 def run(args):
     table = open_table(args)
     game = table.game
-    answer = getattr(table, "answer", None)   # race tables: equities and the cube
     if args.input:
         if args.position is not None:
             raise UsageError("give either --input or --position, not both")
@@ -38,36 +37,11 @@ def run(args):
                 codes.append(parse_position(game, query))
             except PositionError as err:
                 raise PositionError(f"{args.input} line {number}: {err}")
-        if answer is not None:
-            for code in codes:
-                print(json.dumps(answer(code)))
-            return 0
-        for v in table.values(codes):
-            print(json.dumps({"value": float(v)}))
+        for answer in table.answers(codes):
+            print(json.dumps(answer))
         return 0
     if args.position is None:
         raise UsageError("give --position (JSON or 'start') or --input FILE.jsonl")
     code = parse_position(game, args.position)
-    if answer is not None:
-        print(json.dumps(answer(code)) if args.json else _race_text(game, code, answer(code)))
-        return 0
-    v = table.value(code)
-    if args.json:
-        print(json.dumps({"value": v}))
-    else:
-        print(f"{game.name} position {json.dumps(game.to_json(code))}: the player to throw "
-              f"wins with probability {v:.7f} ({100 * v:.4f}%)")
+    print(json.dumps(table.answer(code)) if args.json else table.answer_text(code))
     return 0
-
-
-def _race_text(game, code, a) -> str:
-    eq, nd = a["equity"], a["equity_no_double"]
-    return "\n".join([
-        f"{game.name} position {json.dumps(game.to_json(code))}, the player on roll:",
-        f"  cubeless: wins {a['win']:.6f} (gammon {a['win_gammon']:.6f}), loses a gammon "
-        f"{a['lose_gammon']:.6f}, equity {eq['cubeless']:+.6f}",
-        f"  cube centred: {a['cube']}; equity {eq['centered']:+.6f} "
-        f"(not doubling now: {nd['centered']:+.6f})",
-        f"  cube owned: equity {eq['owned']:+.6f} (not doubling now: {nd['owned']:+.6f})",
-        f"  cube on the other side: equity {eq['unavailable']:+.6f}",
-        "  (equities in points per unit of cube value)"])

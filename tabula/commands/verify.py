@@ -33,7 +33,7 @@ def add_parser(sub):
 
 
 def kind_of(path: Path) -> tuple[str, Path]:
-    """('table' | 'race table' | 'data' | 'model' | 'report', the path to check)."""
+    """('table' | 'data' | 'model' | 'report', the path to check)."""
     if path.is_dir():
         return "report", path
     if not path.is_file():
@@ -55,7 +55,8 @@ def kind_of(path: Path) -> tuple[str, Path]:
             file_format = f.attrs.get("format")
     except OSError:
         raise TabulaError(f"{path} is not a tabula file (not HDF5, ONNX or JSON)") from None
-    kinds = {"tabula-table": "table", "tabula-race-table": "race table", "tabula-data": "data"}
+    from tabula.solver.solution import KINDS
+    kinds = {**{kind.format: "table" for kind in KINDS}, "tabula-data": "data"}
     if file_format not in kinds:
         raise TabulaError(f"{path} is HDF5 but neither a tabula table nor a data set")
     return kinds[file_format], path
@@ -82,8 +83,8 @@ def _link(checks, what, expected, path, read_sha, given):
 
 
 def _table_sha(path):
-    from tabula.solver.race_table import open_table_file
-    return open_table_file(path).attrs["sha256"]
+    from tabula.solver.solution import open_solution
+    return open_solution(path).attrs["sha256"]
 
 
 def _data(path):
@@ -117,11 +118,9 @@ def run(args):
 
 def _check_kind(kind, path, args, checks, own):
     if kind == "table":
-        from tabula.solver.verify import verify_table
-        own(verify_table(path, sample=args.sample), "table: checksum, residuals, schema")
-    elif kind == "race table":
-        from tabula.solver.race_table import RaceTable
-        own(RaceTable(path).verify(), "race table: checksums, schema")
+        from tabula.solver.solution import open_solution
+        own(open_solution(path).verify(sample=args.sample),
+            "table: checksums, residuals where sweeps made it, schema")
     elif kind == "data":
         data = _data(path)
         own(data.verify(), "data: checksums of the splits, schema")

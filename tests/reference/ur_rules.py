@@ -1,4 +1,5 @@
-"""The Royal Game of Ur (finkel), plain Python, straight from shared/rules/ur.md.
+"""The Royal Game of Ur on Bell's path, plain Python, straight from shared/rules/ur.md
+(Finkel's rules by default; the switches of other rule sets as arguments).
 
 A state is (me, me_waiting, opp, opp_waiting) with me/opp frozensets of track
 squares 1..14, seen by the player about to throw.
@@ -7,7 +8,8 @@ ROSETTES = {4, 8, 14}
 SHARED = set(range(5, 13))
 
 
-def legal_moves(state, throw):
+def legal_moves(state, throw, safe_rosettes=True, again_on_rosette=True,
+                again_on_capture=False):
     """List of (next_state, again, over); next_state seen by whoever throws next."""
     me, me_waiting, opp, opp_waiting = state
     if throw == 0:
@@ -22,7 +24,7 @@ def legal_moves(state, throw):
             continue
         captured = False
         if d in SHARED and d in opp:
-            if d == 8:
+            if d == 8 and safe_rosettes:
                 continue
             captured = True
         new_me = set(me)
@@ -38,7 +40,7 @@ def legal_moves(state, throw):
         if captured:
             new_opp.remove(d)
             new_opp_waiting += 1
-        again = d in ROSETTES
+        again = (again_on_rosette and d in ROSETTES) or (again_on_capture and captured)
         over = d == 15 and not new_me and new_me_waiting == 0
         mine = (frozenset(new_me), new_me_waiting)
         theirs = (frozenset(new_opp), new_opp_waiting)

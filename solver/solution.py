@@ -1,0 +1,83 @@
+"""The solver's registry of solution kinds: the one place that knows which solver a
+game takes and which class opens a solved file. A game's kind follows from what it
+declares (games.game.Race: sides that never meet, played for money with the cube) and
+a file's from its format; everything above the solver opens solutions with
+open_solution, solves with solve_game, and asks a solution only what every kind
+answers:
+
+  game, path, attrs          the variant it solves, its file, the file's header
+  value_names                what its values are: a winning chance, or money equities
+                             per cube state (solver/values.py)
+  values(codes)              the values of positions: (n,) for one value, else (n, k)
+  answer(code), answers(codes), answer_text(code)
+                             all it says of a position (tabula value)
+  move_answers(code, moves)  each legal move's value or equities to the mover
+  info(), verify(sample)     what the file holds, and its checks (tabula table)
+"""
+from dataclasses import dataclass
+from typing import Callable
+
+import h5py
+
+from tabula.games import Game
+
+from . import race_table, table
+
+
+@dataclass(frozen=True)
+class SolutionKind:
+    name: str
+    format: str           # the file format it writes (infra/manifest.py)
+    opens: type           # the class that opens its files
+    options: tuple        # the solve settings it honours; tabula solve refuses others
+    solve: Callable       # (game, out, quiet, **options) -> summary dict
+    interrupted: str      # what an interrupted solve leaves, for the message
+
+
+def _solve_layered(game, out, quiet=False, **options):
+    from .layered import solve
+    return solve(game, out, quiet=quiet, **options)
+
+
+LAYERED = SolutionKind(
+    "layered", table.FORMAT, table.Table, ("tol", "threads", "max_total", "unit_solver"),
+    _solve_layered, "finished layers are kept in OUT.partial/, run the same command again "
+                    "to resume")
+RACE = SolutionKind(
+    "race", race_table.FORMAT, race_table.RaceTable, ("threads", "one_sided"),
+    race_table.solve_race, "nothing written (a race table is solved in one pass)")
+KINDS = (LAYERED, RACE)
+
+
+def kind_of_game(game: Game) -> SolutionKind:
+    """The kind that solves `game`: races with the cube in one pass over the pips, any
+    other game by layered value iteration."""
+    return RACE if game.race is not None else LAYERED
+
+
+def file_format(path) -> str | None:
+    """The format a tabula HDF5 file says it has (None for anything else)."""
+    try:
+        with h5py.File(path, "r") as f:
+            found = f.attrs.get("format")
+    except OSError:
+        return None
+    return found if isinstance(found, str) else None
+
+
+def open_solution(path, game: str | None = None, pieces: int | None = None,
+                  rules: str | None = None):
+    """The solved file at `path`, opened by its kind's class and checked against the
+    game, piece count and rule set asked for (None: any)."""
+    found = file_format(path)
+    kind = next((k for k in KINDS if k.format == found), LAYERED)   # LAYERED says what
+    return kind.opens(path, game=game, pieces=pieces, rules=rules)  # else it is
+
+
+def solve_game(game: Game, out, quiet: bool = False, **options) -> dict:
+    """Solve `game` into `out` by its kind; `options` are the kind's settings."""
+    kind = kind_of_game(game)
+    unknown = sorted(set(options) - set(kind.options))
+    if unknown:
+        raise TypeError(f"{kind.name} solves take no {', '.join(unknown)}")
+    return kind.solve(game, out, quiet=quiet, **options)

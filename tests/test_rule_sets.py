@@ -1,0 +1,107 @@
+"""Rule sets as data: Ur takes its rules as a settings object, a rule set registered
+only in the tests (tests/conftest.py: "tiny", two coins, no safe rosette, a capture
+throws again) plays, solves and goes through the chain, and every file records its
+rule set and refuses to meet one of other rules."""
+from functools import partial
+
+import numpy as np
+import pytest
+
+from tabula.cli import main
+from tabula.datagen.datafile import DataFile
+from tabula.export.model_file import OnnxValueModel
+from tabula.games import PositionError, get_game, rule_sets
+from tabula.games.ur import UrRules
+from tabula.solver.reference import reference_solve
+from tabula.solver.solution import open_solution
+from tests.crosscheck import disagreements, mixed_positions
+from tests.reference import ur_rules
+
+
+def test_a_rule_set_is_settings_with_its_throws():
+    finkel, masters_dice = UrRules("finkel"), UrRules("x", dice=3, zero_counts_as=4)
+    assert finkel.throws()[0].tolist() == [0, 1, 2, 3, 4]
+    assert finkel.throws()[1].tolist() == [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]
+    assert masters_dice.throws()[0].tolist() == [1, 2, 3, 4]          # a 0 counts as 4
+    assert masters_dice.throws()[1].tolist() == [3 / 8, 3 / 8, 1 / 8, 1 / 8]
+    tiny = get_game("ur", rules="tiny")
+    assert (tiny.rules, tiny.pieces, tiny.throws.tolist()) == ("tiny", 2, [0, 1, 2])
+    assert rule_sets("ur")[0] == "finkel" and get_game("ur").rules == "finkel"
+    with pytest.raises(PositionError, match="no rule set 'nope'"):
+        get_game("ur", 3, "nope")
+    with pytest.raises(PositionError, match="path 'masters' is not indexed"):
+        UrRules("m", path="masters").check()
+
+
+@pytest.mark.parametrize("rules", ["finkel", "tiny"])
+def test_moves_equal_the_reference_under_each_rule_set(rules):
+    game = get_game("ur", 2, rules)
+    settings = {"finkel": {}, "tiny": {"safe_rosettes": False, "again_on_capture": True}}
+    reference = partial(ur_rules.legal_moves, **settings[rules])
+    assert disagreements(game, mixed_positions(game, 4000, seed=3), reference) == []
+
+
+def test_the_rules_change_the_moves():
+    """Throws of 2. Light on 6, dark on the middle rosette (8): Finkel's rosette is safe
+    (no move from 6), tiny's is not (a capture). Light on 5, dark on 7: a capture under
+    both, but only under tiny does it give another throw."""
+    finkel, tiny = get_game("ur", 2), get_game("ur", 2, "tiny")
+
+    def move_from(game, me, opp):
+        code = game.position_from_json({"me": [me], "me_waiting": 1, "opp": [opp],
+                                        "opp_waiting": 1})
+        return next((m for m in game.legal_moves(code, 2) if m["from"] == me), None)
+
+    assert move_from(finkel, 6, 8) is None and move_from(tiny, 6, 8)["to"] == 8
+    assert not move_from(finkel, 5, 7)["again"] and move_from(tiny, 5, 7)["again"]
+
+
+@pytest.fixture(scope="module")
+def tiny_chain(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tiny")
+    table, data = folder / "t.h5", folder / "d.h5"
+    assert main(["solve", "ur", "--rules", "tiny", "--out", str(table), "--quiet"]) == 0
+    assert main(["datagen", "ur", "--rules", "tiny", "--table", str(table), "--out",
+                 str(data), "--games", "200", "--uniform", "3000", "--quiet"]) == 0
+    return folder, table, data
+
+
+def test_the_tiny_rules_solve_exactly_and_are_recorded(tiny_chain):
+    folder, table_path, data_path = tiny_chain
+    table = open_solution(table_path)
+    assert (table.game.rules, table.game.pieces, table.attrs["rules"]) == ("tiny", 2, "tiny")
+    exact = reference_solve(table.game)
+    for layer in table.layers:
+        assert np.abs(table.layer(*layer) - exact[layer]).max() <= 1e-7, layer
+    data = DataFile(data_path)
+    assert data.game.rules == "tiny" and data.attrs["rules"] == "tiny"
+
+
+def test_files_of_other_rules_are_refused(tiny_chain, tables, capsys):
+    folder, table_path, data_path = tiny_chain
+    assert main(["value", "ur", "--rules", "finkel", "--table", str(table_path),
+                 "--position", "start"]) == 2
+    assert "not of finkel rules" in capsys.readouterr().err
+    finkel3 = str(tables[("ur", 3)].path)
+    assert main(["value", "ur", "--rules", "tiny", "--table", finkel3, "--position",
+                 "start"]) == 2
+    assert "not of tiny rules" in capsys.readouterr().err
+    assert main(["value", "ur", "--rules", "tiny", "--table", str(table_path),
+                 "--position", "start", "--json"]) == 0
+    assert 0 < float(capsys.readouterr().out.split(":")[1].strip(" }\n")) < 1
+
+
+def test_the_chain_carries_the_rules_to_the_model(tiny_chain, tmp_path, capsys):
+    folder, table_path, data_path = tiny_chain
+    assert main(["train", "--data.path", str(data_path), "--model.hidden", "[8]",
+                 "--trainer.max_epochs", "1", "--trainer.default_root_dir",
+                 str(tmp_path / "run"), "--trainer.enable_progress_bar", "false"]) == 0
+    ckpt = tmp_path / "run" / "version_0" / "checkpoints" / "best.ckpt"
+    model_path = tmp_path / "m.onnx"
+    assert main(["export", str(ckpt), "--out", str(model_path)]) == 0
+    model = OnnxValueModel(model_path)
+    assert model.game.rules == "tiny" and model.metadata["tabula.rules"] == "tiny"
+    assert model.read_manifest()["rules"] == "tiny"
+    capsys.readouterr()
+    assert main(["eval", "regret", "ur", "--rules", "tiny", "--table", str(table_path),
+                 "--player", f"net:{model_path}", "--games", "50", "--json", "--quiet"]) == 0
