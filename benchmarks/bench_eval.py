@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.datagen.generate import self_play  # noqa: E402
 from tabula.eval.engine import _throw_and_move  # noqa: E402
-from tabula.games.rng import cumulative  # noqa: E402
+from tabula.infra.rng import cumulative  # noqa: E402
 from tabula.eval.measures import regret  # noqa: E402
 from tabula.eval.players import make_player  # noqa: E402
 from tabula.solver.table import Table  # noqa: E402

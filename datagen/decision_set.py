@@ -37,12 +37,13 @@ EVENT_KINDS = {"bears": "bear-off", "captures": "capture", "swaps": "capture",
 
 def decision_kinds(game, code: int, count: int, infos, worths) -> set:
     """The kinds of one decision (see the module docstring)."""
-    kinds = set(game.position_kinds(code)) if game.position_kinds else set()
+    marks = game.presentation.position_kinds
+    kinds = set(marks(code)) if marks else set()
     best = np.sort(worths[:count])[::-1]
     if best[0] - best[1] <= NEAR_TIE:
         kinds.add("near-tie")
     for info in infos[:count]:
-        for phrase in game.events(code, unpack_info(int(info))):
+        for phrase in game.presentation.events(code, unpack_info(int(info))):
             word = phrase.split()[0]
             kinds.add(EVENT_KINDS.get(word, word))
     return kinds

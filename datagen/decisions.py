@@ -5,7 +5,7 @@ are made of them."""
 import numpy as np
 from numba import njit, prange
 
-from tabula.games.rng import cumulative, draw_throw, stream_key
+from tabula.infra.rng import cumulative, draw_throw, stream_key
 from tabula.solver.bellman import move_worth
 
 

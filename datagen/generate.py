@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 from numba import njit, prange
 
-from tabula.games.batch import unrank_many
+from tabula.infra.batch import unrank_many
 from tabula.games.game import layer_id
-from tabula.games.rng import cumulative, stream_key, uniform
+from tabula.infra.rng import cumulative, stream_key, uniform
 from tabula.infra.progress import Progress
 from tabula.infra.manifest import stamp
 
@@ -146,7 +146,7 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
                 "val_frac": val_frac, "test_frac": test_frac,
                 "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
     meta = stamp(FORMAT, FORMAT_VERSION, g, created=False)
-    attrs = {**meta, "machine": _json(meta["machine"]), "n_features": g.n_features,
+    attrs = {**meta, "machine": _json(meta["machine"]), "n_features": g.encoding.n_features,
              "value_names": _json(list(value_names(g))),
              "table_sha256": table.attrs["sha256"], "table_file": table.path.name,
              "settings": _json(settings), "counts": _json(counts),

@@ -1,12 +1,12 @@
 """Games of races whose sides never meet (race tables), compiled: each game starts
 from a random position with `pieces` checkers a side (each side a composition drawn
 uniformly) and both sides play the move with the best cubeless winning chance, or,
-at rate explore * u_g, a random one. Game g draws from its own stream (games.rng),
+at rate explore * u_g, a random one. Game g draws from its own stream (infra.rng),
 as in selfplay.py."""
 import numpy as np
 from numba import njit, prange
 
-from tabula.games.rng import below, draw_throw, stream_key, uniform
+from tabula.infra.rng import below, draw_throw, stream_key, uniform
 
 
 @njit(parallel=True, cache=True)

@@ -1,7 +1,7 @@
 """Games of the perfect player against itself, with exploration, compiled.
 
 Game g of a run with seed s draws everything from its own random stream
-(games.rng), so its positions do not depend on threads or on which other games
+(infra.rng), so its positions do not depend on threads or on which other games
 run beside it. Every position met by a player about to throw is recorded.
 """
 import numpy as np
@@ -9,7 +9,7 @@ from numba import njit, prange
 
 from tabula.games.game import OVER
 from tabula.games.loop import advance
-from tabula.games.rng import below, draw_throw, stream_key, uniform
+from tabula.infra.rng import below, draw_throw, stream_key, uniform
 from tabula.solver.bellman import best_move
 
 

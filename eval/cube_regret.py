@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tabula.games.game import OVER
-from tabula.games.rng import cumulative
+from tabula.infra.rng import cumulative
 from tabula.infra.progress import Progress
 from tabula.solver.two_sided import cube_equity, doubles, takes
 from tabula.solver.values import value_names

@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games.loop import advance_many
-from tabula.games.rng import cumulative, draw_throw, stream_key, uniform
+from tabula.infra.rng import cumulative, draw_throw, stream_key, uniform
 from tabula.solver.bellman import move_worth
 
 

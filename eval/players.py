@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.infra.errors import TabulaError
-from tabula.games.batch import evaluate_many
+from tabula.infra.batch import evaluate_many
 from tabula.solver.bellman import best_move
 
 from .search import decision_worths, first_best

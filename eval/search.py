@@ -9,7 +9,7 @@ passes the turn, so forfeits need no special case.
 """
 import numpy as np
 
-from tabula.games.batch import all_throws
+from tabula.infra.batch import all_throws
 from tabula.games.game import OVER, worths
 
 SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most

@@ -41,7 +41,8 @@ def model_metadata(game) -> dict:
             "tabula.game": game.name, "tabula.rules": game.rules,
             "tabula.pieces": str(game.pieces), "tabula.input": "codes: int64 [batch], packed "
             "positions seen by the player about to throw",
-            "tabula.code_layout": game.code_layout, "tabula.features": game.features_doc(),
+            "tabula.code_layout": game.presentation.code_layout,
+            "tabula.features": game.encoding.doc(),
             "tabula.output": _output_text(output_spec(game))}
 
 
@@ -110,7 +111,7 @@ class OnnxValueModel:
     def verify(self) -> dict:
         """The file's SHA-256 against its manifest, the schema's fields, and values in
         [0, 1] from the start position and 1,000 positions drawn within layers."""
-        from tabula.games.sampling import uniform_positions
+        from tabula.datagen.sampling import uniform_positions
         sha256 = sha256_file(self.path)
         missing = missing_fields(self.manifest)
         codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])

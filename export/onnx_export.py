@@ -18,7 +18,7 @@ import torch
 import yaml
 
 from tabula.infra.errors import TabulaError
-from tabula.games.sampling import uniform_positions
+from tabula.datagen.sampling import uniform_positions
 from tabula.infra.manifest import sha256_file, stamp
 
 from .model_file import FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata, output_spec
@@ -111,8 +111,8 @@ def _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path
               "input": {"name": INPUT_NAME, "dtype": "int64", "shape": ["batch"],
                         "description": "packed position codes, seen by the player about "
                                        "to throw; features are computed inside the graph",
-                        "code_layout": game.code_layout,
-                        "features": game.features_doc()},
+                        "code_layout": game.presentation.code_layout,
+                        "features": game.encoding.doc()},
               "output": output_spec(game),
               "checkpoint": str(checkpoint), "checkpoint_sha256": sha256_file(checkpoint),
               "data_file": recorded.get("data_path"),

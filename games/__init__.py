@@ -4,10 +4,7 @@ A game module offers NAME, DEFAULT_PIECES, MAX_PIECES and make(pieces) -> Game
 (games/game.py: the contract). `register` adds one; the built-in games are
 registered here, and a test registers a toy game the same way.
 """
-if __name__ == "games":   # the old import path: the same modules as tabula.games
-    from tabula.infra.old_import_paths import hand_over
-    hand_over(__name__)
-from . import numba_cache  # noqa: F401 - before any cache index is read
+from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
 from . import bearoff, senet, ur
 from .game import Game, PositionError, Race
 

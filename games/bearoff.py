@@ -17,8 +17,8 @@ from numba import njit
 
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .features import concat, field, one_hot
-from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Game, PositionError, Race,
-                   bear_off_successors, check_json_object, whole_numbers)
+from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Game, PositionError,
+                   Presentation, Race, bear_off_successors, check_json_object, whole_numbers)
 from .heuristic import logistic
 
 NAME = "bearoff"
@@ -379,13 +379,13 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
         raise PositionError(f"bearoff takes checkers 1..{MAX_PIECES}, not {pieces}")
     layers = tuple((a, b) for a in range(1, pieces + 1) for b in range(1, pieces + 1))
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
-                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size,
-                start=_start(pieces), moves=moves, mirror=mirror, layer_of=layer_of,
-                rank=rank, unrank=unrank, progress=progress, to_json=to_json,
-                from_json=from_json, features=partial(features, pieces=pieces),
-                n_features=n_features(pieces), heuristic=heuristic, draw=draw, sides=SIDES,
-                square_names=SQUARE_NAMES, layout=_layout(), view=view, cell=cell,
-                events=events, code_layout=__doc__.strip(),
-                rules_file=RULES_DOCS / "bearoff.md",
+                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size, start=_start(pieces),
+                moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
+                progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
                 successor_layers=bear_off_successors(MAX_OFF), capabilities=CAPABILITIES,
-                race=RACE)
+                race=RACE,
+                encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
+                presentation=Presentation(
+                    pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
+                    draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    rules_file=RULES_DOCS / "bearoff.md"))

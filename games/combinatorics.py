@@ -133,3 +133,16 @@ for _i in range(64):
 def lowest_bit_index(low):
     """Index of the single set bit of `low` (a power of two below 2**62)."""
     return _DEBRUIJN_INDEX[((low * _DEBRUIJN) >> 58) & 63]
+
+
+@njit(cache=True)
+def squares_sum(mask):
+    """Sum of the square numbers (bit i = square i + 1) of a bit mask: how far a side's
+    pieces have come, for a game's progress (the solver sweeps positions from the most
+    advanced down, so most successors of a position already hold fresh values)."""
+    total = 0
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        total += lowest_bit_index(low) + 1
+    return total

@@ -1,12 +1,13 @@
 """The game contract: what every game offers, and the errors it raises.
 
 A game is a set of numba-compiled functions on packed integer position codes
-(always seen by the player about to throw) plus a few Python helpers for people
-(JSON form, board drawing, move labels, rules text). Generic code (solver, data
-generation, players, commands) takes a `Game` and passes its compiled functions
-into its own compiled kernels; nothing outside games/ looks at a game's name.
-docs/ADDING_A_GAME.md walks through a new game; tests/test_conformance.py checks
-every registered game against this contract.
+(always seen by the player about to throw), the capabilities it declares, and two
+objects beside its rules: its encoding (the networks' input) and its presentation
+(board drawing, names, move labels, rules text). Generic code (solver, data
+generation, players, commands) takes a `Game`, passes its compiled functions into
+its own compiled kernels and reads its capabilities; nothing outside games/ looks
+at a game's name. docs/ADDING_A_GAME.md walks through a new game;
+tests/test_conformance.py checks every registered game against this contract.
 
 Compiled functions of every game:
   moves(code, throw, out_codes, out_info) -> n
@@ -28,8 +29,7 @@ Compiled functions of every game:
 Not compiled: successor_layers(a, b) -> the layers one move from layer (a, b) can
 reach where the game goes on (the solver orders and loads layers by it: races lose
 only the mover's pieces as they bear off, capture games may remove either side's
-pieces for good), and features(codes) -> float32 (n, n_features), the networks' input of a
-torch int64 batch of codes (see games/features.py).
+pieces for good).
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -160,9 +160,60 @@ class Race:
 
 
 @dataclass(frozen=True)
+class Encoding:
+    """How a network sees a position: features(codes) -> float32 (n, n_features), of a
+    torch int64 batch of codes (games/features.py)."""
+    features: Callable
+    n_features: int
+
+    def doc(self) -> str:
+        """What the network's inputs are, in one paragraph."""
+        return " ".join(getattr(self.features, "func", self.features).__doc__.split())
+
+
+@dataclass(frozen=True)
+class Presentation:
+    """What people see of a variant: the board drawn and laid out, square and side
+    names, what a move does in words, the rules text."""
+    pieces: int
+    sides: tuple                 # names of the side that throws first, and the other
+    square_names: dict           # square -> its label in a move ("enter", "off")
+    layout: dict                 # the board for drawing: rows, cols, cells, pools, dice
+    draw: Callable               # (code, pieces, first_to_throw) -> the board as text
+    view: Callable               # (code, pieces, first_to_throw) -> pieces on cells, pools
+    cell: Callable               # (seat, square) -> the cell of a seat's square
+    events: Callable             # (code, move) -> what the move does, in words
+    code_layout: str             # the packed code's bits, for people and manifests
+    rules_file: Path             # the rules for people (Markdown)
+    position_kinds: Callable | None = None   # code -> names of what marks the position
+                                             # (for decision sets: datagen/decision_set.py)
+
+    def square_label(self, square: int) -> str:
+        return self.square_names.get(square, str(square))
+
+    def board(self, code: int, first_to_throw: bool) -> str:
+        """The board in plain text; first_to_throw: whether the player about to throw
+        is the side that threw first (so colours stay put)."""
+        return self.draw(code, self.pieces, first_to_throw)
+
+    def board_view(self, code: int, first_to_throw: bool) -> dict:
+        """Which seat (0: the side that threw first) has a piece on each cell, and each
+        seat's waiting and borne-off counts."""
+        return self.view(code, self.pieces, first_to_throw)
+
+    def rules_text(self) -> str:
+        """The rules for people (docs/rules/NAME.md for the built-in games)."""
+        if not self.rules_file.is_file():
+            raise PositionError(f"no rules text: {self.rules_file} is missing")
+        return self.rules_file.read_text(encoding="utf-8")
+
+
+@dataclass(frozen=True)
 class Game:
+    """A variant of a game: its rules (the compiled functions, the throws, the layers,
+    what it can do), with how networks see it (encoding) and people (presentation)."""
     name: str
-    rules: str
+    rules: str                   # the rule set's name
     pieces: int
     throws: np.ndarray           # the possible throws
     probs: np.ndarray            # their probabilities (float64, sum 1)
@@ -178,24 +229,13 @@ class Game:
     progress: Callable
     to_json: Callable            # code -> dict
     from_json: Callable          # (dict, pieces) -> code, raises PositionError
-    features: Callable           # torch int64 codes (n,) -> float32 (n, n_features)
-    n_features: int
     heuristic: Callable          # code -> a hand-made winning chance (compiled)
-    draw: Callable               # (code, pieces, first_to_throw) -> the board as text
-    sides: tuple                 # names of the side that throws first, and the other
-    square_names: dict           # square -> its label in a move ("enter", "off")
-    layout: dict                 # the board for drawing: rows, cols, cells, pools, dice
-    view: Callable               # (code, pieces, first_to_throw) -> pieces on cells, pools
-    cell: Callable               # (seat, square) -> the cell of a seat's square
-    events: Callable             # (code, move) -> what the move does, in words
-    code_layout: str             # the packed code's bits, for people and manifests
-    rules_file: Path             # the rules for people (Markdown)
+    encoding: Encoding
+    presentation: Presentation
     successor_layers: Callable = bear_off_successors(1)   # (a, b) -> layers one move
                                                           # reaches (see the top)
     capabilities: Capabilities = Capabilities()
     race: "Race | None" = None   # for games whose sides never meet (solver/two_sided.py)
-    position_kinds: Callable | None = None   # code -> names of what marks the position
-                                             # (for decision sets: eval/decision_set.py)
 
     def describe(self) -> str:
         """'ur (finkel rules, pieces=7)': the variant, as messages name it."""
@@ -238,26 +278,3 @@ class Game:
 
     def total_positions(self) -> int:
         return sum(self.layer_size(a, b) for a, b in self.layers)
-
-    def features_doc(self) -> str:
-        """What the network's inputs are, in one paragraph."""
-        return " ".join(getattr(self.features, "func", self.features).__doc__.split())
-
-    def square_label(self, square: int) -> str:
-        return self.square_names.get(square, str(square))
-
-    def board(self, code: int, first_to_throw: bool) -> str:
-        """The board in plain text; first_to_throw: whether the player about to throw
-        is the side that threw first (so colours stay put)."""
-        return self.draw(code, self.pieces, first_to_throw)
-
-    def board_view(self, code: int, first_to_throw: bool) -> dict:
-        """Which seat (0: the side that threw first) has a piece on each cell, and each
-        seat's waiting and borne-off counts."""
-        return self.view(code, self.pieces, first_to_throw)
-
-    def rules_text(self) -> str:
-        """The rules for people (docs/rules/NAME.md for the built-in games)."""
-        if not self.rules_file.is_file():
-            raise PositionError(f"no rules text for {self.name} ({self.rules_file} is missing)")
-        return self.rules_file.read_text(encoding="utf-8")

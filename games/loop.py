@@ -2,7 +2,7 @@
 throw and a choice. No legal move: the same board passes to the other side. A move
 that won: the game is over. Otherwise the turn passes unless the mover throws again.
 
-`advance` is used by every loop that plays games: random play (games.sampling),
+`advance` is used by every loop that plays games: random play (datagen.sampling),
 self-play (datagen), the lockstep engine (eval, through `advance_many`) and the
 terminal game.
 """

@@ -14,12 +14,11 @@ import numpy as np
 from numba import njit
 
 from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits,
-                           lowest_bit_index, popcount)
+                           lowest_bit_index, popcount, squares_sum)
 from .features import bit_planes, concat, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError,
-                   check_json_object, whole_numbers)
-from .progress import squares_sum
+from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Encoding, Game, PositionError,
+                   Presentation, check_json_object, whole_numbers)
 
 NAME = "senet"
 RULES = "kendall"
@@ -370,11 +369,11 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     start = from_json({"me": list(WHITE_START[:pieces]), "opp": list(BLACK_START[:pieces])},
                       pieces)
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
-                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size,
-                start=start, moves=moves, mirror=mirror, layer_of=layer_of, rank=rank,
-                unrank=unrank, progress=progress, to_json=to_json, from_json=from_json,
-                features=partial(features, pieces=pieces), n_features=n_features(pieces),
-                heuristic=heuristic, draw=draw, sides=SIDES, square_names=SQUARE_NAMES,
-                layout=_layout(), view=view, cell=cell, events=events,
-                position_kinds=position_kinds,
-                code_layout=__doc__.strip(), rules_file=RULES_DOCS / "senet.md")
+                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size, start=start,
+                moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
+                progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
+                encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
+                presentation=Presentation(
+                    pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
+                    draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    rules_file=RULES_DOCS / "senet.md", position_kinds=position_kinds))

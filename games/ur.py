@@ -23,12 +23,12 @@ from math import comb
 import numpy as np
 from numba import njit
 
-from .combinatorics import BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits, popcount
+from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extract_bits,
+                            popcount, squares_sum)
 from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
-from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Game, PositionError,
-                   check_json_object, whole_numbers)
-from .progress import squares_sum
+from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Encoding, Game, PositionError,
+                   Presentation, check_json_object, whole_numbers)
 
 NAME = "ur"
 MAX_PIECES = 7
@@ -109,7 +109,7 @@ def mirror(code):
 
 def _compile_moves(safe_rosettes: bool, again_on_rosette: bool, again_on_capture: bool):
     """The compiled move generator of one combination of the rule switches (constants
-    to numba). It is named by them and kept in this module, where games/numba_cache.py
+    to numba). It is named by them and kept in this module, where infra/numba_cache.py
     finds it when a cached kernel that took it as an argument is loaded."""
     def moves(code, throw, out_codes, out_info):
         me = code & TRACK_MASK
@@ -479,9 +479,11 @@ def make(pieces: int | None = None, rules: UrRules = FINKEL) -> Game:
     return Game(name=NAME, rules=rules.name, pieces=pieces, throws=throws, probs=probs,
                 max_moves=MAX_MOVES, layers=layers, layer_size=layer_size,
                 start=int(pack(0, 0, pieces, pieces)), moves=rule_moves(rules), mirror=mirror,
-                layer_of=layer_of, rank=rank, unrank=unrank, progress=progress,
-                to_json=to_json, from_json=from_json,
-                features=partial(features, pieces=pieces), n_features=n_features(pieces),
-                heuristic=heuristic, draw=partial(draw, rules=rules), sides=SIDES,
-                square_names=SQUARE_NAMES, layout=_layout(rules, throws), view=view, cell=cell,
-                events=events, code_layout=__doc__.strip(), rules_file=RULES_DOCS / "ur.md")
+                layer_of=layer_of, rank=rank, unrank=unrank, progress=progress, to_json=to_json,
+                from_json=from_json, heuristic=heuristic,
+                encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
+                presentation=Presentation(
+                    pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES,
+                    layout=_layout(rules, throws), draw=partial(draw, rules=rules), view=view,
+                    cell=cell, events=events, code_layout=__doc__.strip(),
+                    rules_file=RULES_DOCS / "ur.md"))

@@ -3,7 +3,7 @@
 import numpy as np
 
 from tabula.games.game import layer_id
-from tabula.games.batch import unrank_many
+from tabula.infra.batch import unrank_many
 from tabula.infra.manifest import missing_fields
 from tabula.solver.bellman import table_bellman
 from tabula.solver.table import Table, values_sha256

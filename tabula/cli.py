@@ -8,17 +8,17 @@ import os
 import sys
 
 from tabula.infra import __version__
+from tabula.infra.errors import OneLineErrors
 from tabula.commands import (datagen, eval, export, moves, pipeline, play, serve, solve, table,
-                             value, verify)
+                             train, value, verify)
 
 
-class OneLineParser(argparse.ArgumentParser):
-    def error(self, message):
-        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
-        raise SystemExit(2)
+class OneLineParser(OneLineErrors, argparse.ArgumentParser):
+    """argparse's parser, with tabula's one-line errors."""
 
 
-COMMANDS = [moves, solve, value, table, datagen, export, eval, pipeline, play, serve, verify]
+COMMANDS = [moves, solve, value, table, datagen, train, export, eval, pipeline, play, serve,
+            verify]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,22 +31,15 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for module in COMMANDS:
         module.add_parser(sub)
-    sub.add_parser("train", help="train a value net on a data file (tabula train --help)",
-                   add_help=False)
     return parser
 
 
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["train"]:   # LightningCLI parses its own arguments
-        return guarded("tabula train", lambda: _train(argv[1:]))
+        return guarded("tabula train", lambda: train.run(argv[1:]))
     args = build_parser().parse_args(argv)
     return guarded(f"tabula {args.command}", lambda: args.run(args) or 0)
-
-
-def _train(argv):
-    from tabula.training.cli import run
-    return run(argv)
 
 
 def guarded(name, work) -> int:

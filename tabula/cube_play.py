@@ -28,7 +28,7 @@ class CubeGame:
         return OWNED if self.owner == self.seat else UNAVAILABLE
 
     def cube_text(self) -> str:
-        sides = self.game.sides
+        sides = self.game.presentation.sides
         where = "centred" if self.owner is None else f"owned by {sides[self.owner]}"
         return f"cube at {self.cube}, {where}"
 
@@ -63,13 +63,13 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
                    human: int = 0, seed=None):
     """Play one game; returns (winning seat, points), or None when the person quits."""
     state = CubeGame(game, seed)
-    names = game.sides
+    names = game.presentation.sides
     console.say(f"{game.name} with up to {game.pieces} checkers a side, money play with the "
                 f"doubling cube: you play {names[human]} against the computer "
                 f"({computer.name}); {names[0]} rolls first. Type 'rules' for the rules.")
     while state.result is None:
         console.say()
-        console.say(game.board(state.code, first_to_throw=state.seat == 0))
+        console.say(game.presentation.board(state.code, first_to_throw=state.seat == 0))
         console.say(f"  {state.cube_text()}; {names[state.seat]} to roll")
         mine = state.seat == human
         if state.state() != UNAVAILABLE:
@@ -111,7 +111,7 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
 def _ask(console, prompt, choices, judge, state, facing_double=False):
     return console.choose(
         prompt, lambda answer: answer if answer in choices else None,
-        {"rules": lambda: console.say(state.game.rules_text()),
+        {"rules": lambda: console.say(state.game.presentation.rules_text()),
          "?": lambda: console.say(_cube_hint(judge, state, facing_double))},
         f"is not an answer here: type one of {', '.join(choices)}")
 

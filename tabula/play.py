@@ -48,11 +48,11 @@ class Console:
 
 def opening(session) -> str:
     game = session.game
-    first = f"{game.sides[0]} throws first"
+    first = f"{game.presentation.sides[0]} throws first"
     if len(session.humans) == 2:
         return (f"{game.name} with {game.pieces} pieces a side: two people at one screen, "
-                f"{game.sides[0]} against {game.sides[1]}; {first}.")
-    you = game.sides[min(session.humans)]
+                f"{game.presentation.sides[0]} against {game.presentation.sides[1]}; {first}.")
+    you = game.presentation.sides[min(session.humans)]
     return (f"{game.name} with {game.pieces} pieces a side: you play {you} against the "
             f"computer at level {session.level} ({LEVELS[session.level]}); {first}. Type "
             "'rules' for the rules.")
@@ -64,7 +64,7 @@ def play_game(session, console: Console) -> int | None:
     console.say(opening(session))
     while not session.over:
         console.say()
-        console.say(game.board(session.code, first_to_throw=session.seat == 0))
+        console.say(game.presentation.board(session.code, first_to_throw=session.seat == 0))
         for event in session.roll():
             console.say(f"  {event['text']}")
         if session.throw is None:
@@ -116,4 +116,4 @@ def _ask_move(session, console):
 
     return console.choose_move(
         f"your move (1-{len(moves)}, ? for a hint, rules, q to quit): ", len(moves),
-        {"?": hint, "rules": lambda: console.say(session.game.rules_text())})
+        {"?": hint, "rules": lambda: console.say(session.game.presentation.rules_text())})

@@ -101,12 +101,12 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     """A new game: a person plays `side` (the side that throws first if None) against
     the computer at `level`, or two people play (`hotseat`); judged by the table if
     given, else by the network `model`."""
-    side = side or game.sides[0]
-    if side not in game.sides:
-        raise TabulaError(f"side for {game.name} is {game.sides[0]} or {game.sides[1]}, "
-                          f"not {side!r}")
+    sides = game.presentation.sides
+    side = side or sides[0]
+    if side not in sides:
+        raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
     computer = None if hotseat else computer_player(game, level, table, model_path)
-    humans = {0, 1} if hotseat else {game.sides.index(side)}
+    humans = {0, 1} if hotseat else {sides.index(side)}
     return Session(game, humans, computer, make_judge(table, model), seed,
                    None if hotseat else level)
 
@@ -157,10 +157,10 @@ class Session:
         return "over" if self.over else ("move" if self.throw is not None else "throw")
 
     def side(self, seat: int) -> str:
-        return self.game.sides[seat]
+        return self.game.presentation.sides[seat]
 
     def describe(self, move) -> str:
-        label = self.game.square_label
+        label = self.game.presentation.square_label
         return f"{label(move['from'])} -> {label(move['to'])}"
 
     # -- playing -------------------------------------------------------------
@@ -195,7 +195,7 @@ class Session:
             self.decisions.append(Decision(self.seat, self.turn, self.code, self.throw,
                                            self.moves, index,
                                            self.judge.worths(self.game, self.moves)))
-        said = self.game.events(self.code, move)
+        said = self.game.presentation.events(self.code, move)
         if move["over"]:
             said.append("bears off the last piece and wins")
         elif move["again"]:
@@ -242,7 +242,7 @@ class Session:
                 **extra}
 
     def _move_json(self, move) -> dict:
-        cell = self.game.cell
+        cell = self.game.presentation.cell
         return {"from": move["from"], "to": move["to"], "text": self.describe(move),
                 "from_cell": cell(self.seat, move["from"]), "to_cell": cell(self.seat, move["to"])}
 
@@ -253,7 +253,7 @@ class Session:
     def board(self) -> dict:
         # the code is seen by the player about to throw: after a win, by the loser
         viewer = self.seat if not self.over else 1 - self.winner
-        return self.game.board_view(self.code, first_to_throw=viewer == 0)
+        return self.game.presentation.board_view(self.code, first_to_throw=viewer == 0)
 
     def hint(self) -> dict:
         """The current moves ranked by the mover's winning chance, each with its loss
@@ -296,7 +296,8 @@ class Session:
                 "chances": chances}
 
     def state(self) -> dict:
-        return {"game": self.game.name, "pieces": self.game.pieces, "sides": self.game.sides,
+        return {"game": self.game.name, "pieces": self.game.pieces,
+                "sides": self.game.presentation.sides,
                 "humans": sorted(self.humans), "phase": self.phase, "seat": self.seat,
                 "side": self.side(self.seat), "throw": self.throw,
                 "moves": self.legal_moves(), "board": self.board(), "winner": self.winner,

@@ -134,7 +134,7 @@ def create_app(table=None, models=None) -> Starlette:
 
     async def list_games(request):
         return JSONResponse({"levels": LEVELS, "games": [
-            {"name": name, "sides": get_game(name).sides, "max_pieces": m.MAX_PIECES,
+            {"name": name, "sides": get_game(name).presentation.sides, "max_pieces": m.MAX_PIECES,
              "default_pieces": playable_pieces(name),
              "shipped_pieces": shipped_pieces(name),
              "table_pieces": (table.game.pieces if table is not None
@@ -145,13 +145,14 @@ def create_app(table=None, models=None) -> Starlette:
         key, session = games.new(await body(request))
         with session.lock:
             events = session.computer_turns()
-            return JSONResponse(answer(key, session, events) | {"layout": session.game.layout})
+            layout = session.game.presentation.layout
+            return JSONResponse(answer(key, session, events) | {"layout": layout})
 
     async def state(request):
         key = request.path_params["key"]
         session = games.get(key)
         with session.lock:
-            return JSONResponse(answer(key, session) | {"layout": session.game.layout})
+            return JSONResponse(answer(key, session) | {"layout": session.game.presentation.layout})
 
     async def throw(request):
         key = request.path_params["key"]
@@ -188,7 +189,7 @@ def create_app(table=None, models=None) -> Starlette:
         import markdown
         if name not in GAMES:
             raise HTTPException(404, f"no game {name!r}")
-        return markdown.markdown(get_game(name).rules_text(), extensions=["tables",
+        return markdown.markdown(get_game(name).presentation.rules_text(), extensions=["tables",
                                                                         "fenced_code"])
 
     async def rules(request):

@@ -12,7 +12,7 @@ import time
 import numpy as np
 
 from tabula.games import get_game
-from tabula.games.sampling import random_play_positions, uniform_positions
+from tabula.datagen.sampling import random_play_positions, uniform_positions
 from tests.reference import senet_rules, ur_rules
 
 

@@ -41,19 +41,6 @@ def test_the_name_check_would_catch_a_dispatch(tmp_path):
     assert not literal.search("the Royal Game of Ur (ur 1..7)")
 
 
-def test_the_old_import_paths_are_the_same_modules():
-    """In the repository `import games` (and solver, ...) still works, and gives the
-    very modules of tabula.games: one registry of games, one class of each."""
-    code = ("import games.game, solver.table, tabula.games.game, tabula.solver.table, sys; "
-            "from games import GAMES; from tabula.games import GAMES as G; "
-            "assert games.game is tabula.games.game and GAMES is G; "
-            "assert solver.table.Table is tabula.solver.table.Table; "
-            "assert games.game.__spec__.name == 'tabula.games.game'; print('same')")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
-                          text=True)
-    assert done.stdout.strip() == "same", done.stderr
-
-
 def test_the_distribution_installs_one_namespace(tmp_path):
     """The wheel holds tabula/ only (tabula.games, tabula.solver, ...), no generic
     top-level names, and the packages below tabula with their files, the rules for

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from tabula.games import GAMES, PositionError, get_game, rule_sets
-from tabula.games.batch import layer_of_many, rank_many, unrank_many
+from tabula.infra.batch import layer_of_many, rank_many, unrank_many
 from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
 from tabula.games.loop import advance
-from tabula.games.sampling import random_play_positions, uniform_positions
+from tabula.datagen.sampling import random_play_positions, uniform_positions
 from tabula.solver.layered import solve
 from tabula.solver.reference import reference_solve
 from tabula.solver.table import Table
@@ -103,8 +103,8 @@ def test_random_play_stays_in_declared_layers(game):
 def test_features_shape_and_dtype(game):
     import torch
     codes = torch.from_numpy(positions(game)[:512])
-    x = game.features(codes)
-    assert x.dtype == torch.float32 and tuple(x.shape) == (512, game.n_features)
+    x = game.encoding.features(codes)
+    assert x.dtype == torch.float32 and tuple(x.shape) == (512, game.encoding.n_features)
     assert torch.isfinite(x).all()
 
 
@@ -124,23 +124,25 @@ def test_people_facing_parts(game):
     codes = positions(game)[:200]
     for code in codes:
         assert 0.0 <= game.heuristic(code) <= 1.0
-    assert isinstance(game.board(game.start, True), str) and game.board(game.start, False)
-    assert len(game.sides) == 2 and game.sides[0] != game.sides[1]
-    assert all(isinstance(label, str) for label in game.square_names.values())
-    assert game.rules_text().startswith("# ")
-    assert game.code_layout and game.features_doc()
+    shown = game.presentation
+    assert isinstance(shown.board(game.start, True), str) and shown.board(game.start, False)
+    assert len(shown.sides) == 2 and shown.sides[0] != shown.sides[1]
+    assert all(isinstance(label, str) for label in shown.square_names.values())
+    assert shown.rules_text().startswith("# ")
+    assert shown.code_layout and game.encoding.doc()
 
 
 def test_board_geometry_and_views(game):
     """Every piece of a view stands on a cell of the layout; the pieces add up; every
     move's squares have cells; events are words."""
-    ids = {c["id"] for c in game.layout["cells"]}
-    assert len(ids) == len(game.layout["cells"])
-    assert all(0 <= c["row"] < game.layout["rows"] and 0 <= c["col"] < game.layout["cols"]
-               for c in game.layout["cells"])
+    layout = game.presentation.layout
+    ids = {c["id"] for c in layout["cells"]}
+    assert len(ids) == len(layout["cells"])
+    assert all(0 <= c["row"] < layout["rows"] and 0 <= c["col"] < layout["cols"]
+               for c in layout["cells"])
     for code in positions(game)[:300]:
         for first in (True, False):
-            view = game.board_view(code, first)
+            view = game.presentation.board_view(code, first)
             assert set(view["cells"]) <= ids
             for seat in (0, 1):
                 stacks = view.get("stacks", {})   # games with stacks count them there
@@ -149,10 +151,10 @@ def test_board_geometry_and_views(game):
         for throw in game.throws:
             for move in game.legal_moves(code, throw):
                 for square in (move["from"], move["to"]):
-                    cell = game.cell(0, square)
+                    cell = game.presentation.cell(0, square)
                     assert cell in ids or any(cell.startswith(p)
-                                              for p in game.layout["pools"])
-                assert all(isinstance(e, str) for e in game.events(code, move))
+                                              for p in game.presentation.layout["pools"])
+                assert all(isinstance(e, str) for e in game.presentation.events(code, move))
 
 
 def test_the_game_loop_step(game):

@@ -10,7 +10,7 @@ from tabula.datagen.datafile import SPLITS, DataError, DataFile
 from tabula.datagen.generate import generate
 from tabula.games import get_game
 from tabula.games.game import LAYER_STRIDE
-from tabula.games.batch import layer_of_many, rank_many, unrank_many
+from tabula.infra.batch import layer_of_many, rank_many, unrank_many
 from tabula.cli import main
 
 
@@ -85,8 +85,8 @@ def test_ur_features_by_hand():
     game = get_game("ur", 7)
     code = game.position_from_json({"me": [4, 9], "me_waiting": 3, "opp": [5, 14],
                                     "opp_waiting": 1})
-    x = game.features(torch.tensor([code]))[0].numpy()
-    assert x.shape == (game.n_features,) == (62,)
+    x = game.encoding.features(torch.tensor([code]))[0].numpy()
+    assert x.shape == (game.encoding.n_features,) == (62,)
     assert list(np.flatnonzero(x[:28])) == [3, 8, 14 + 4, 14 + 13]
     waiting_me, waiting_opp, off_me, off_opp = x[28:36], x[36:44], x[44:52], x[52:60]
     assert [np.flatnonzero(v)[0] for v in (waiting_me, waiting_opp, off_me, off_opp)] == \
@@ -98,8 +98,8 @@ def test_ur_features_by_hand():
 def test_senet_features_by_hand():
     game = get_game("senet", 4)
     code = game.position_from_json({"me": [1, 30], "opp": [26, 28, 29]})
-    x = game.features(torch.tensor([code, code]))[1].numpy()
-    assert x.shape == (game.n_features,) == (72,)
+    x = game.encoding.features(torch.tensor([code, code]))[1].numpy()
+    assert x.shape == (game.encoding.n_features,) == (72,)
     assert list(np.flatnonzero(x[:60])) == [0, 29, 30 + 25, 30 + 27, 30 + 28]
     assert np.flatnonzero(x[60:65])[0] == 2 and np.flatnonzero(x[65:70])[0] == 1
     assert x[70] == pytest.approx((30 + 1) / 124)

@@ -54,7 +54,7 @@ def test_kinds_say_what_the_moves_do(tables, ur3_set):
 
 def test_a_blockade_is_a_kind_of_senet_position():
     game = get_game("senet", 3)
-    kinds = game.position_kinds
+    kinds = game.presentation.position_kinds
     assert kinds(game.position_from_json({"me": [10, 11, 12], "opp": [1, 3, 5]})) == ["blockade"]
     assert kinds(game.position_from_json({"me": [10, 12, 14], "opp": [1, 2, 3]})) == ["blockade"]
     assert kinds(game.position_from_json({"me": [10, 11, 14], "opp": [1, 2, 5]})) == []

@@ -8,7 +8,7 @@ import torch
 
 from tabula.export.model_file import OnnxValueModel
 from tabula.infra.manifest import sha256_file
-from tabula.games.sampling import uniform_positions
+from tabula.datagen.sampling import uniform_positions
 from tabula.cli import main
 from tabula.training.evaluate import predict
 from tabula.training.model import ValueNet

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from tabula.games import get_game, senet, ur
-from tabula.games.batch import layer_of_many, rank_many, unrank_many
+from tabula.infra.batch import layer_of_many, rank_many, unrank_many
 from tabula.games.game import layer_id, layer_pair
-from tabula.games.sampling import uniform_positions
+from tabula.datagen.sampling import uniform_positions
 
 SHARED = range(5, 13)
 

@@ -23,3 +23,23 @@ def test_pickled_dispatcher_loads_as_the_live_one_in_another_process():
     loaded = subprocess.run([sys.executable, "-c", SCRIPT, "load"], input=dumped,
                             capture_output=True, check=True)
     assert loaded.stdout.decode().strip() == "True"
+
+
+
+def test_a_cached_kernel_that_names_moved_code_is_a_cache_miss(monkeypatch):
+    """A cache written before a module moved (games/progress.py into
+    games/combinatorics.py) names the old module; reading it must not stop on the
+    ImportError but compile again (seen here: every solve stopped on
+    ModuleNotFoundError until the stale cache was removed)."""
+    from numba.core.caching import Cache
+    import tabula.infra.numba_cache  # noqa: F401 - the patch under test
+
+    def moved(self, sig, target_context):
+        raise ModuleNotFoundError("No module named 'tabula.games.progress'")
+
+    class Context:
+        def refresh(self):
+            pass
+
+    monkeypatch.setattr(Cache, "_load_overload", moved)
+    assert Cache.load_overload(Cache.__new__(Cache), None, Context()) is None

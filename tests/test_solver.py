@@ -7,7 +7,7 @@ import pytest
 
 from tabula.games import get_game
 from tabula.games.game import layer_id
-from tabula.games.batch import unrank_many
+from tabula.infra.batch import unrank_many
 from tabula.solver import layered
 from tabula.solver.layered import solve
 from tabula.solver.reference import reference_solve

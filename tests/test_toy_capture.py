@@ -76,7 +76,7 @@ def test_a_capture_removes_the_opponents_piece_for_good():
     assert game.to_json(game.mirror(onto_blue["position"])) == {"me": [1, 5], "opp": [7]}
     assert game.to_json(onto_blue["position"]) == {"me": [1], "opp": [3, 7]}
     assert not onto_blue["over"] and moves[2]["over"]          # 8 is Red's goal
-    assert game.events(code, onto_blue) == ["removes a piece of the other side"]
+    assert game.presentation.events(code, onto_blue) == ["removes a piece of the other side"]
 
 
 def test_the_throw_leaves_a_choice_when_its_piece_is_gone():

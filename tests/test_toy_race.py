@@ -50,4 +50,4 @@ def test_the_commands_take_the_toy_game(toy_table, capsys):
     assert result["games"] == 200 and result["loss_per_game_points"] >= 0
     assert main(["play", "toyrace", "--show-rules"]) == 0
     assert capsys.readouterr().out.startswith("# Toy race")
-    assert get_game("toyrace").sides == ("red", "blue")
+    assert get_game("toyrace").presentation.sides == ("red", "blue")

@@ -2,7 +2,6 @@
 the CSV log, the checkpoints (best and last), the config and test_error.json."""
 import json
 import logging
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -15,6 +14,7 @@ from lightning.fabric.utilities.exceptions import MisconfigurationException
 from lightning.pytorch.loggers import CSVLogger
 
 from tabula.datagen.datafile import DataError, DataFile
+from tabula.infra.errors import OneLineErrors
 from tabula.infra.provenance import code_version, machine
 
 from .curves import plot_learning_curve
@@ -38,14 +38,8 @@ validate and test --ckpt_path CHECKPOINT measure a checkpoint on the validation 
 test split."""
 
 
-class OneLineParser(LightningArgumentParser):
-    """Config and argument errors as one line and exit status 2, like every command."""
-
-    def error(self, message, ex=None):
-        # jsonargparse puts the reason on the lines after 'Parser key "...":'
-        line = " ".join(message.split()) or "bad arguments"
-        print(f"tabula train: error: {line} (see tabula train --help)", file=sys.stderr)
-        raise SystemExit(2)
+class OneLineParser(OneLineErrors, LightningArgumentParser):
+    """LightningCLI's parser, with tabula's one-line errors."""
 
 
 LINKED = ("game", "pieces", "rules")   # model settings that data.path decides

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 
 from tabula.datagen.decisions import decisions_for, sampled_decisions
-from tabula.games.batch import all_throws
+from tabula.infra.batch import all_throws
 from tabula.games.game import OVER
 from tabula.infra.progress import Progress
 
@@ -38,7 +38,7 @@ def valued_move_mask(game, counts, infos):
 def searching_leaves(game, counts, next_codes, infos):
     """The moves of every throw after each move of the decisions that neither ends the
     game nor is unused, in row-major order of those moves: leaf counts (k, T), leaf next
-    codes (k, T, M), leaf infos (k, T, M) (games.batch's all_throws, so a throw with no
+    codes (k, T, M), leaf infos (k, T, M) (infra.batch's all_throws, so a throw with no
     move is one move passing the turn)."""
     searched = next_codes[valued_move_mask(game, counts, infos)]
     return all_throws(game.moves, game.mirror, game.throws, game.max_moves, searched)

@@ -166,7 +166,7 @@ class ValueNet(L.LightningModule):
                 raise ModelError(f"model.{name} must be 0 or more, not {value}")
         self.save_hyperparameters()
         self.game = get_game(game, pieces, rules)
-        widths = [self.game.n_features, *hidden]
+        widths = [self.game.encoding.n_features, *hidden]
         layers = []
         for a, b in zip(widths, widths[1:]):
             layers += [nn.Linear(a, b), ACTIVATIONS[activation]()]
@@ -213,7 +213,7 @@ class ValueNet(L.LightningModule):
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Logits of the mover's winning chance, shape (n,); with several values, of
         each value mapped to [0, 1], shape (n, k)."""
-        x = self.game.features(codes)
+        x = self.game.encoding.features(codes)
         if not (self.training and self.bf16):
             return self._shaped(self.mlp(x))
         n = len(x)

@@ -48,7 +48,8 @@ def describe(game, code, throw, answer):
     for i, m in enumerate(answer["moves"], 1):
         notes = [note for flag, note in ((m["over"], "wins the game"),
                                          (m["again"], "throws again")) if flag]
-        source, target = game.square_label(m["from"]), game.square_label(m["to"])
+        label = game.presentation.square_label
+        source, target = label(m["from"]), label(m["to"])
         value = f"  value {m['value']:.6f}" if "value" in m else ""
         if "equity" in m:   # a race: the move is where the mover's checkers end up
             e = m["equity"]

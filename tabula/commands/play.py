@@ -21,7 +21,7 @@ def add_parser(sub):
     p.add_argument("--table", metavar="FILE",
                    help="a solved table: perfect play, exact hints and review")
     p.add_argument("--side", help="your side, by the game's names (" + "; ".join(
-                       f"{n}: {' or '.join(get_game(n).sides)}" for n in sorted(GAMES))
+                       f"{n}: {' or '.join(get_game(n).presentation.sides)}" for n in sorted(GAMES))
                    + "); default the side that throws first")
     p.add_argument("--hotseat", action="store_true", help="two people, no computer")
     p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
@@ -34,7 +34,7 @@ def run(args):
     from tabula.play import Console, play_game
     game = game_from_args(args)
     if args.show_rules:
-        print(game.rules_text())
+        print(game.presentation.rules_text())
         return 0
     if game.capabilities.has_cube:
         return _play_with_the_cube(args, game)
@@ -65,10 +65,11 @@ def _play_with_the_cube(args, game):
             raise TabulaError(f"no network plays {game.name} with {game.pieces} checkers: "
                               "give --model FILE.onnx, or --table with --level master")
         computer = net_player(OnnxValueModel(model_path, game=game.name, pieces=game.pieces))
-    side = args.side or game.sides[0]
-    if side not in game.sides:
-        raise TabulaError(f"side for {game.name} is {game.sides[0]} or {game.sides[1]}")
-    play_cube_game(game, computer, judge, Console(), game.sides.index(side), args.seed)
+    sides = game.presentation.sides
+    side = args.side or sides[0]
+    if side not in sides:
+        raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}")
+    play_cube_game(game, computer, judge, Console(), sides.index(side), args.seed)
     return 0
 
 

@@ -32,8 +32,8 @@ from numba import njit
 from tabula.games.combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits,
                                         extract_bits, popcount)
 from tabula.games.features import bit_planes, concat
-from tabula.games.game import (LAYER_STRIDE, OVER, Capabilities, Game, PositionError,
-                               capture_successors, check_json_object, whole_numbers)
+from tabula.games.game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Game, PositionError,
+                               Presentation, capture_successors, check_json_object, whole_numbers)
 from tabula.games.heuristic import TEMPO, logistic
 
 NAME = "toycapture"
@@ -264,14 +264,13 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     return Game(name=NAME, rules=RULES, pieces=pieces,
                 throws=np.arange(1, pieces + 1, dtype=np.int64),
                 probs=np.full(pieces, 1.0 / pieces), max_moves=MAX_MOVES, layers=layers,
-                layer_size=layer_size, start=start, moves=moves, mirror=mirror,
-                layer_of=layer_of, rank=rank, unrank=unrank, progress=progress,
-                to_json=to_json, from_json=from_json,
-                features=partial(features, pieces=pieces), n_features=2 * SQUARES + 2,
-                heuristic=heuristic, draw=draw, sides=SIDES, square_names={},
-                layout=LAYOUT, view=view, cell=cell, events=events,
-                code_layout=__doc__.strip(),
-                rules_file=Path(__file__).with_name("capture.md"),
-                successor_layers=capture_successors,
+                layer_size=layer_size, start=start, moves=moves, mirror=mirror, layer_of=layer_of,
+                rank=rank, unrank=unrank, progress=progress, to_json=to_json, from_json=from_json,
+                heuristic=heuristic, successor_layers=capture_successors,
                 capabilities=Capabilities(acyclic=True, throw_picks_piece=True,
-                                          removes_for_good=True))
+                                          removes_for_good=True),
+                encoding=Encoding(partial(features, pieces=pieces), 2 * SQUARES + 2),
+                presentation=Presentation(
+                    pieces=pieces, sides=SIDES, square_names={}, layout=LAYOUT, draw=draw,
+                    view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    rules_file=Path(__file__).with_name("capture.md")))

@@ -22,9 +22,10 @@ from numba import njit
 
 from tabula.games.combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from tabula.games.features import bit_planes, concat, weighted_sum
-from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, Capabilities, Game, PositionError
+from tabula.games.game import (AGAIN, LAYER_STRIDE, OVER, Capabilities, Encoding, Game,
+                               PositionError, Presentation)
 from tabula.games.heuristic import TEMPO, logistic
-from tabula.games.progress import squares_sum
+from tabula.games.combinatorics import squares_sum
 
 NAME = "toyrace"
 RULES = "toy"
@@ -192,9 +193,10 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
                 max_moves=MAX_PIECES, layers=layers, layer_size=layer_size, start=start,
                 moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
-                progress=progress, to_json=to_json, from_json=from_json,
-                features=partial(features, pieces=pieces), n_features=2 * SQUARES + 2,
-                heuristic=heuristic, draw=draw, sides=SIDES, square_names={OFF: "off"},
-                layout=LAYOUT, view=view, cell=cell, events=events,
-                code_layout=__doc__.strip(), rules_file=Path(__file__).with_name("race.md"),
-                capabilities=Capabilities(acyclic=True, sides_meet=False))
+                progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
+                capabilities=Capabilities(acyclic=True, sides_meet=False),
+                encoding=Encoding(partial(features, pieces=pieces), 2 * SQUARES + 2),
+                presentation=Presentation(
+                    pieces=pieces, sides=SIDES, square_names={OFF: "off"}, layout=LAYOUT,
+                    draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    rules_file=Path(__file__).with_name("race.md")))

@@ -9,9 +9,12 @@ equal the live dispatchers (every process recompiles), and once the rebuilt obje
 is garbage-collected, saving the index fails with "ReferenceError: underlying
 object has vanished". Here a rebuilt dispatcher whose Python function is (the
 same code as) a module's own compiled function resolves to that live dispatcher.
+And a cached kernel that cannot be read back because code it names has moved is
+compiled again.
 """
 import sys
 
+from numba.core.caching import Cache
 from numba.core.dispatcher import Dispatcher
 
 _rebuild = Dispatcher._rebuild.__func__
@@ -32,3 +35,18 @@ def _same_code(a, b) -> bool:
 
 
 Dispatcher._rebuild = classmethod(_rebuild_as_live)
+
+
+_load_overload = Cache.load_overload
+
+
+def _load_overload_or_none(self, sig, target_context):
+    """A cached kernel that names code which has since moved or gone (a module
+    renamed) is a cache miss: it is compiled again, not stopped by an ImportError."""
+    try:
+        return _load_overload(self, sig, target_context)
+    except (ImportError, AttributeError):
+        return None
+
+
+Cache.load_overload = _load_overload_or_none

@@ -5,9 +5,9 @@ Used by the rules checks and the benchmarks; both run compiled.
 import numpy as np
 from numba import njit
 
-from .batch import unrank_many
-from .game import layer_id
-from .loop import advance
+from tabula.games.game import layer_id
+from tabula.games.loop import advance
+from tabula.infra.batch import unrank_many
 
 
 def uniform_positions(game, n: int, seed: int, layers=None) -> np.ndarray:
