@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test crosscheck solvercheck bench clean
+.PHONY: demo test check crosscheck solvercheck bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,11 @@ $(BROWSER):
 test: $(STAMP) $(BROWSER)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
+
+# the fast tier for the working loop: all but the slow, browser and gpu tests
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest -q -m "not slow and not browser and not gpu"
 
 crosscheck: $(STAMP)
 	$(BIN)/python -m tests.crosscheck ur 1000000

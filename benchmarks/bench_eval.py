@@ -32,8 +32,8 @@ def main():
     rows = []
     for spec in ("perfect", f"net:{args.model}", f"net+search:{args.model}"):
         player = make_player(spec, game, table)
-        regret(game, table, player, 200, seed=99)   # compile, load, warm the page cache
-        s = regret(game, table, player, args.games, seed=1).summary
+        regret(table, player, 200, seed=99)   # compile, load, warm the page cache
+        s = regret(table, player, args.games, seed=1).summary
         rows.append({"player": spec.split(":")[0], "games": args.games,
                      "player decisions": s["decisions"], "seconds": round(s["seconds"], 1),
                      "player decisions/s": round(s["player_decisions_per_second"]),

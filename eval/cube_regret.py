@@ -117,9 +117,10 @@ class CubeRegret:
     loss_points: np.ndarray   # every decision's loss, in points at its cube value
 
 
-def cube_regret(game, table, player: CubePlayer, games: int, seed: int,
+def cube_regret(table, player: CubePlayer, games: int, seed: int,
                 quiet: bool = False) -> CubeRegret:
     """Play `games` games (the player on both sides) and score every decision."""
+    game = table.game
     perfect = table_player(table)
     rng = np.random.default_rng(seed)
     cum = cumulative(game.probs)

@@ -27,13 +27,14 @@ def cube_summary_table(rows) -> str:
     return "\n".join(lines)
 
 
-def write_cube_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict:
+def write_cube_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
+    game = table.game
     players = [cube_player(spec, table) for spec in specs]   # refused before any is played
     out.mkdir(parents=True, exist_ok=True)
-    results = [cube_regret(game, table, player, games, seed, quiet) for player in players]
+    results = [cube_regret(table, player, games, seed, quiet) for player in players]
     _plots(results, out)
     return write_report_files(
-        game, table, [r.summary for r in results], games, seed, out,
+        table, [r.summary for r in results], games, seed, out,
         f"How many points each player gives away: {game.name}, {game.pieces} checkers, "
         "money play with the doubling cube",
         f"Each player played {games:,} games against itself from random starts with "

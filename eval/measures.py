@@ -6,7 +6,7 @@ import numpy as np
 from tabula.infra.progress import Progress
 
 from .engine import play
-from .players import make_player
+from .players import PlayerError, make_player
 
 ERROR_THRESHOLD = 2e-6   # a decision losing more than this is an error
 
@@ -26,8 +26,20 @@ def interval95(samples: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def regret(game, table, player, games: int, seed: int, quiet=True) -> Regret:
-    """`player` against the perfect player over `games` games, first throw alternating."""
+def _same_variant(table, *players):
+    """The game the players play, which must be the table's where there is one."""
+    game = table.game if table is not None else players[0].game
+    for player in players:
+        other = player.game.differs_from(game.name, game.pieces, game.rules)
+        if other:
+            raise PlayerError(f"{player.spec} plays {player.game.describe()}, {other}")
+    return game
+
+
+def regret(table, player, games: int, seed: int, quiet=True) -> Regret:
+    """`player` against the perfect player (the table's) over `games` games, first
+    throw alternating."""
+    game = _same_variant(table, player)
     perfect = make_player("perfect", game, table)
     progress = Progress(f"regret {player.spec}", None, "turns", quiet)
     played = play(game, [player, perfect], np.arange(games) % 2, np.arange(games), seed,
@@ -52,11 +64,12 @@ def regret(game, table, player, games: int, seed: int, quiet=True) -> Regret:
     return Regret(summary, per_game, loss)
 
 
-def match(game, a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
+def match(a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     """Duplicate pairs: in pair k, game 2k has A throw first and game 2k+1 has B throw
     first, both with pair k's throws. A's score is its share of the games won, with
     a 95% interval from the spread of the pair scores. With a table, also A's
     luck-adjusted score (see `luck_adjusted`), with its own interval."""
+    game = _same_variant(table, a, b)
     progress = Progress(f"match {a.spec} vs {b.spec}", None, "turns", quiet)
     first = np.tile([0, 1], pairs)
     played = play(game, [a, b], first, np.repeat(np.arange(pairs), 2), seed, table=table,
@@ -66,7 +79,7 @@ def match(game, a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     score, low, high = interval95(pair_scores)
     adjusted, adjusted_ci = None, [None, None]
     if table is not None:
-        pair_adjusted = luck_adjusted(game, table, played, first).reshape(pairs, 2).mean(axis=1)
+        pair_adjusted = luck_adjusted(table, played, first).reshape(pairs, 2).mean(axis=1)
         adjusted, *adjusted_ci = interval95(pair_adjusted)
     return {"a": a.spec, "b": b.spec, "pairs": pairs, "seed": seed, "score_a": score,
             "score_a_ci95": [low, high], "luck_adjusted_score_a": adjusted,
@@ -76,7 +89,7 @@ def match(game, a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
             "model_sha256": {"a": a.model_sha256, "b": b.model_sha256}}
 
 
-def luck_adjusted(game, table, played, first) -> np.ndarray:
+def luck_adjusted(table, played, first) -> np.ndarray:
     """Each game's result for slot 0 with the luck of the throws taken out.
 
     Along a game, slot 0's exact winning chance (the table's) starts at the start
@@ -87,6 +100,6 @@ def luck_adjusted(game, table, played, first) -> np.ndarray:
     spread that the decisions add: far less than the throws add. Needs `played`
     judged for both slots.
     """
-    start = table.value(game.start)
+    start = table.value(table.game.start)
     result = np.where(np.asarray(first) == 0, start, 1.0 - start)
     return result - played.game_losses(0) + played.game_losses(1)

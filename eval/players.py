@@ -30,6 +30,7 @@ class PlayerError(TabulaError):
 @dataclass
 class Player:
     spec: str
+    game: object       # the variant it plays (games.Game)
     choose: Callable   # (codes, counts, next_codes, infos, rand) -> chosen indices
     model_sha256: str | None = None
 
@@ -45,19 +46,19 @@ def _table_choices(layer_of, rank, flat, offsets, counts, next_codes, infos):
 def search_player(spec, game, leaf, depth) -> Player:
     def choose(codes, counts, next_codes, infos, rand):
         return first_best(decision_worths(game, counts, next_codes, infos, depth, leaf))
-    return Player(spec, choose)
+    return Player(spec, game, choose)
 
 
 def make_player(spec: str, game, table=None) -> Player:
     """The player of `spec` for `game` (see the module docstring)."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
-        return Player(spec, lambda codes, counts, nxt, infos, rand:
+        return Player(spec, game, lambda codes, counts, nxt, infos, rand:
                       np.minimum((rand * counts).astype(np.int64), counts - 1))
     if kind == "perfect":
         if table is None:
             raise PlayerError("player 'perfect' needs a table (--table FILE)")
-        return Player(spec, lambda codes, counts, nxt, infos, rand: _table_choices(
+        return Player(spec, game, lambda codes, counts, nxt, infos, rand: _table_choices(
             game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
     if kind in ("heuristic", "expectimax"):
         depth = 0
@@ -71,7 +72,7 @@ def make_player(spec: str, game, table=None) -> Player:
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
         from tabula.export.model_file import OnnxValueModel
-        model = OnnxValueModel(arg, game=game.name, pieces=game.pieces)
+        model = OnnxValueModel(arg, game=game.name, pieces=game.pieces, rules=game.rules)
         player = search_player(spec, game, model.predict, 1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
         return player

@@ -42,14 +42,15 @@ def summary_table(rows) -> str:
     return "\n".join(lines)
 
 
-def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict:
+def write_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
+    game = table.game
     out.mkdir(parents=True, exist_ok=True)
     results = []
     for spec in specs:
-        results.append(regret(game, table, make_player(spec, game, table), games, seed, quiet))
+        results.append(regret(table, make_player(spec, game, table), games, seed, quiet))
     _plots(results, out)
     return write_report_files(
-        game, table, [r.summary for r in results], games, seed, out,
+        table, [r.summary for r in results], games, seed, out,
         f"How much winning chance each player gives away: {game.name}, pieces={game.pieces}",
         f"Each player played {games:,} games against the perfect player (first throw "
         f"alternating, seed {seed}). For every decision with two or more legal moves the "
@@ -57,11 +58,11 @@ def write_report(game, table, specs, games, seed, out: Path, quiet=True) -> dict
         f"in percentage points. An error is a loss above 2e-6.", summary_table)
 
 
-def write_report_files(game, table, rows, games, seed, out: Path, title: str, method: str,
+def write_report_files(table, rows, games, seed, out: Path, title: str, method: str,
                        table_of) -> dict:
     """results.json (provenance and rows) and REPORT.md (title, method, the rows as
     table_of(rows) makes them, the plots, provenance) of a report whose plots are in."""
-    provenance = {**stamp(FORMAT, FORMAT_VERSION, game), "table": str(table.path),
+    provenance = {**stamp(FORMAT, FORMAT_VERSION, table.game), "table": str(table.path),
                   "table_sha256": table.attrs["sha256"], "games": games, "seed": seed}
     (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
                                                  indent=2) + "\n")

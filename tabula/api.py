@@ -104,10 +104,10 @@ def player(spec: str, game, table=None):
 def regret(table, spec: str, games: int = 1000, seed: int = 0) -> dict:
     """How much winning chance `spec` gives away against perfect play (the summary of
     `tabula eval regret --json`)."""
-    return _regret(table.game, table, player(spec, table.game, table), games, seed).summary
+    return _regret(table, player(spec, table.game, table), games, seed).summary
 
 
 def match(game, a: str, b: str, pairs: int = 1000, seed: int = 0,
           table=None) -> dict:
     """Duplicate pairs between players `a` and `b` (the answer of `tabula eval match`)."""
-    return _match(game, player(a, game, table), player(b, game, table), pairs, seed, table)
+    return _match(player(a, game, table), player(b, game, table), pairs, seed, table)

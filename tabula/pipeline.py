@@ -246,8 +246,8 @@ def _report(game, config, paths, work):
     if not config["export"]["int8"]:
         players = [p for p in players if ".int8." not in p]
     write = write_cube_report if game.capabilities.has_cube else write_report
-    write(game, _table(game, paths["solve"]), players, r["games"], r["seed"],
-          work / "report", quiet=False)
+    write(_table(game, paths["solve"]), players, r["games"], r["seed"], work / "report",
+          quiet=False)
     curves = ""
     for stage in training_stages(config):
         curve = work / stage / "version_0" / "learning_curve.png"

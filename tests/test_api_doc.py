@@ -4,12 +4,15 @@ import doctest
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tabula.games import get_game
 from tabula.solver.race_table import solve_race
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+@pytest.mark.slow
 def test_the_api_page_runs_as_written(tables, tmp_path, monkeypatch):
     (tmp_path / "tables").mkdir()
     shutil.copy(tables[("ur", 3)].path, tmp_path / "tables" / "ur3.h5")

@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tabula.games import GAMES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -34,6 +36,28 @@ def test_no_code_outside_games_tests_a_games_name():
     assert not found, "game names outside games/:\n" + "\n".join(found)
 
 
+KIND_TEST = re.compile(r"\.race is (not )?None|\bRaceTable\b|\bis_race_table\b")
+KIND_HOMES = {"solver/solution.py", "solver/race_table.py"}   # the registry, the kind itself
+
+
+def test_no_code_outside_games_and_the_solver_registry_tests_a_solution_kind():
+    """Which solver a game takes and which class opens a file are decided once, in
+    solver/solution.py; everything else reads a game's declared capabilities and the
+    solution interface, never whether a game is a race or a table a RaceTable."""
+    found = []
+    for package in GENERIC:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            where = str(path.relative_to(ROOT))
+            if not path.resolve().is_relative_to(ROOT / package) or where in KIND_HOMES:
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if KIND_TEST.search(line):
+                    found.append(f"{where}:{number}: {line.strip()}")
+    assert not found, "solution kinds tested outside solver/solution.py:\n" + "\n".join(found)
+    assert KIND_TEST.search("if game.race is not None:") and KIND_TEST.search(
+        "isinstance(table, RaceTable)")
+
+
 def test_the_name_check_would_catch_a_dispatch(tmp_path):
     names = "|".join(re.escape(name) for name in GAMES)
     literal = re.compile(rf"""(['"])({names})\1""")
@@ -41,6 +65,7 @@ def test_the_name_check_would_catch_a_dispatch(tmp_path):
     assert not literal.search("the Royal Game of Ur (ur 1..7)")
 
 
+@pytest.mark.slow
 def test_the_distribution_installs_one_namespace(tmp_path):
     """The wheel holds tabula/ only (tabula.games, tabula.solver, ...), no generic
     top-level names, and the packages below tabula with their files, the rules for

@@ -159,6 +159,7 @@ def read_one_sided(path, n):
     return dist / 65535.0
 
 
+@pytest.mark.slow
 def test_one_sided_agrees_with_gnubg_on_every_position():
     """gnubg_os0.bd: 54,264 sides of up to 15 checkers. The average number of rolls
     agrees everywhere within 3e-4. Where two moves' averages lie within gnubg's
@@ -235,6 +236,7 @@ def test_a_damaged_race_table_is_refused(tmp_path):
         RaceTable(out)
 
 
+@pytest.mark.slow
 def test_the_chain_with_the_cube(tmp_path, capsys):
     """The pipeline on 3 checkers: solve -> datagen (self-play from random starts and
     uniform draws) -> train -> export -> report; the net learns every value of the

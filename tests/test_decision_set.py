@@ -65,9 +65,9 @@ def test_score_is_the_mean_loss_of_the_choices(ur3_set):
     live = np.arange(s.next_codes.shape[1]) < s.counts[:, None]
     best = np.where(live, s.worths, -1.0).argmax(1)
     worst = np.where(live, s.worths, 2.0).argmin(1)
-    perfect = score(s, Player("best", lambda *a: best))
+    perfect = score(s, Player("best", s.game, lambda *a: best))
     assert perfect["error_rate"] == 0 and perfect["loss_per_decision_points"] == 0
-    bad = score(s, Player("worst", lambda *a: worst))
+    bad = score(s, Player("worst", s.game, lambda *a: worst))
     gaps = 100 * (s.worths[np.arange(len(best)), best] - s.worths[np.arange(len(best)), worst])
     assert bad["loss_per_decision_points"] == pytest.approx(gaps.mean(), rel=1e-6)
     assert bad["error_rate"] == pytest.approx((gaps > 2e-4).mean())

@@ -14,13 +14,13 @@ from tabula.cli import main
 
 def test_perfect_loses_nothing_and_random_loses(tables):
     table = tables[("ur", 3)]
-    perfect = regret(table.game, table, make_player("perfect", table.game, table), 300, 1)
+    perfect = regret(table, make_player("perfect", table.game, table), 300, 1)
     assert perfect.summary["decisions"] > 1000
     assert perfect.loss_points.max() == 0 and perfect.summary["error_rate"] == 0
-    rand = regret(table.game, table, make_player("random", table.game, table), 300, 1)
+    rand = regret(table, make_player("random", table.game, table), 300, 1)
     assert rand.summary["loss_per_game_points"] > 10 and rand.loss_points.min() >= 0
     assert rand.summary["win_rate_vs_perfect"] < 0.3
-    heuristic = regret(table.game, table, make_player("heuristic", table.game), 300, 1)
+    heuristic = regret(table, make_player("heuristic", table.game), 300, 1)
     assert heuristic.summary["loss_per_game_points"] < rand.summary["loss_per_game_points"]
 
 
@@ -63,13 +63,13 @@ def test_losses_of_a_hand_built_decision(tables):
 def test_self_match_scores_half_and_is_reproducible(tables):
     game = tables[("ur", 2)].game
     a, b = make_player("random", game), make_player("random", game)
-    first = match(game, a, b, 400, seed=3)
+    first = match(a, b, 400, seed=3)
     low, high = first["score_a_ci95"]
     assert low <= 0.5 <= high and high - low < 0.15
-    again = match(game, a, b, 400, seed=3)
+    again = match(a, b, 400, seed=3)
     assert {**again, "seconds": 0} == {**first, "seconds": 0}
     h = make_player("heuristic", game)
-    assert match(game, h, h, 100, seed=1)["score_a"] == 0.5   # mirrored games
+    assert match(h, h, 100, seed=1)["score_a"] == 0.5   # mirrored games
 
 
 def exact_pair_score(game, a, b, tol=1e-12):
@@ -134,17 +134,17 @@ def test_luck_adjusted_score_is_the_exact_expectation_with_less_spread(tables, c
     heuristic, perfect = make_player("heuristic", game), make_player("perfect", game, table)
     exact = exact_pair_score(game, heuristic, perfect)
     assert 0.3 < exact < 0.49
-    result = match(game, heuristic, perfect, 2000, seed=4, table=table)
+    result = match(heuristic, perfect, 2000, seed=4, table=table)
     raw_half = (result["score_a_ci95"][1] - result["score_a_ci95"][0]) / 2
     adjusted_half = (result["luck_adjusted_score_a_ci95"][1]
                      - result["luck_adjusted_score_a_ci95"][0]) / 2
     assert abs(result["score_a"] - exact) < 2 * raw_half
     assert abs(result["luck_adjusted_score_a"] - exact) < 2 * adjusted_half
     assert adjusted_half < raw_half / 3
-    itself = match(game, perfect, perfect, 300, seed=4, table=table)
+    itself = match(perfect, perfect, 300, seed=4, table=table)
     assert itself["luck_adjusted_score_a"] == pytest.approx(0.5, abs=1e-6)
     assert np.diff(itself["luck_adjusted_score_a_ci95"])[0] < 1e-6
-    assert match(game, heuristic, perfect, 10, seed=4)["luck_adjusted_score_a"] is None
+    assert match(heuristic, perfect, 10, seed=4)["luck_adjusted_score_a"] is None
     assert main(["eval", "match", "ur", "--table", str(table.path), "--a", "heuristic",
                  "--b", "perfect", "--pairs", "2000", "--seed", "4", "--quiet"]) == 0
     printed = capsys.readouterr().out
@@ -154,7 +154,7 @@ def test_luck_adjusted_score_is_the_exact_expectation_with_less_spread(tables, c
 def test_expectimax_searches_and_beats_random(tables):
     table = tables[("ur", 2)]
     game = table.game
-    result = match(game, make_player("expectimax:2", game), make_player("random", game),
+    result = match(make_player("expectimax:2", game), make_player("random", game),
                    150, seed=2)
     assert result["score_a"] > 0.6
 
@@ -215,3 +215,15 @@ def test_report_plots_name_players_shortly_and_are_saved_to_look_at(tables, ur3_
         shutil.copy(out / name, shots / name)
     assert (ur3_run / "learning_curve.png").stat().st_size > 10_000
     shutil.copy(ur3_run / "learning_curve.png", shots / "learning_curve.png")
+
+
+def test_a_player_of_another_variant_is_refused(tables):
+    """regret and match take the table and the players, each knowing its game: a
+    player made for another variant than the table's is refused, not played."""
+    from tabula.games import get_game
+    table = tables[("ur", 3)]
+    two = make_player("heuristic", get_game("ur", 2))
+    with pytest.raises(PlayerError, match=r"plays ur \(finkel rules, pieces=2\), not of pieces=3"):
+        regret(table, two, 10, 1)
+    with pytest.raises(PlayerError, match="not of pieces=3"):
+        match(make_player("heuristic", table.game), two, 5, seed=1)

@@ -20,6 +20,8 @@ from numba import types
 
 from tests.conftest import SMALL
 
+pytestmark = pytest.mark.gpu   # numba's CUDA simulator here; the GPU itself when there is one
+
 ULP = 2.0 ** -24   # float32's step below 1: both solvers stop within 1e-9 of the fixed
                    # point by different paths, so a stored value may round the other way
 

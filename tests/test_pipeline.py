@@ -44,6 +44,7 @@ def exported_and_used(tmp_path, stage) -> tuple[str, dict]:
             yaml.safe_load((work / f"{stage}.yaml").read_text()))
 
 
+@pytest.mark.slow
 def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     path = write(tmp_path, TINY)
     assert main(["pipeline", str(path)]) == 0

@@ -1,6 +1,7 @@
 """Progress output (infra/progress.py) as a person sees it: redrawn in place on a
 terminal (a pseudo-terminal here) and cleared at the end; plain lines on a pipe;
 one ETA, from the work done."""
+import pytest
 import fcntl
 import os
 import pty
@@ -44,6 +45,7 @@ def test_a_terminal_gets_one_bar_redrawn_and_cleared(tables):
     assert pieces[-2].strip() == ""                                   # ... is cleared
 
 
+@pytest.mark.slow
 def test_a_pipe_gets_plain_lines_with_one_eta(tables):
     path = str(tables[("ur", 2)].path) + ".again.h5"
     done = subprocess.run([sys.executable, "-m", "tabula", "solve", "ur", "--pieces", "2",

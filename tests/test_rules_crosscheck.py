@@ -54,6 +54,7 @@ def test_fast_rules_agree_with_reference(name):
     assert disagreements(game, codes, REFERENCE[name]) == []
 
 
+@pytest.mark.slow
 def test_ur_agrees_with_royalur():
     game = get_game("ur")
     codes = mixed_positions(game, N_POSITIONS, seed=12)

@@ -16,6 +16,7 @@ from tests.conftest import SMALL
 from tabula.solver.verify import verify_table
 from tests.reference import ur_rules
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,pieces,max_total", SMALL)
 def test_fast_solver_equals_reference(tables, name, pieces, max_total):
     table = tables[(name, pieces)]

@@ -13,8 +13,8 @@ from tabula.web import create_app
 
 CHROMIUM, DRIVER = shutil.which("chromium"), shutil.which("chromedriver")
 SHOTS = Path(__file__).resolve().parent.parent / "runs" / "browser-tests"
-pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER),
-                                reason="needs chromium and chromedriver (.ci/run installs them)")
+pytestmark = [pytest.mark.browser, pytest.mark.skipif(
+    not (CHROMIUM and DRIVER), reason="needs chromium and chromedriver (.ci/run installs them)")]
 
 
 @pytest.fixture(scope="module")

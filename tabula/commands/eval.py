@@ -116,7 +116,7 @@ def run_regret(args):
     table, game = _table_and_game(args)
     if game.capabilities.has_cube:
         return _race_regret(args, game, table)
-    result = regret(game, table, make_player(args.player, game, table), args.games, args.seed,
+    result = regret(table, make_player(args.player, game, table), args.games, args.seed,
                     quiet=args.quiet).summary
     if args.json:
         print(json.dumps(result))
@@ -134,7 +134,7 @@ def run_regret(args):
 def _race_regret(args, game, table):
     """Races with the doubling cube: checker play and cube decisions scored apart."""
     from tabula.eval.cube_regret import cube_player, cube_regret
-    result = cube_regret(game, table, cube_player(args.player, table), args.games, args.seed,
+    result = cube_regret(table, cube_player(args.player, table), args.games, args.seed,
                          quiet=args.quiet).summary
     if args.json:
         print(json.dumps(result))
@@ -158,7 +158,7 @@ def run_match(args):
         raise UsageError(f"eval match plays games without the cube; {game.name} is played "
                          f"for money with it: use tabula eval regret {game.name} (every "
                          "checker play and cube decision scored by the table)")
-    result = match(game, make_player(args.a, game, table), make_player(args.b, game, table),
+    result = match(make_player(args.a, game, table), make_player(args.b, game, table),
                    args.pairs, args.seed, table=table, quiet=args.quiet)
     if args.json:
         print(json.dumps(result))
@@ -218,10 +218,10 @@ def run_report(args):
     table, game = _table_and_game(args)
     if game.capabilities.has_cube:   # money play with the cube: checker and cube losses apart
         from tabula.eval.cube_report import write_cube_report
-        result = write_cube_report(game, table, args.players or ["perfect"], args.games,
+        result = write_cube_report(table, args.players or ["perfect"], args.games,
                                    args.seed, Path(args.out), quiet=args.quiet)
     else:
-        result = write_report(game, table, args.players or STANDARD_PLAYERS, args.games,
+        result = write_report(table, args.players or STANDARD_PLAYERS, args.games,
                               args.seed, Path(args.out), quiet=args.quiet)
     if args.json:
         print(json.dumps(result))
