@@ -97,7 +97,8 @@ def cube_player(spec: str, table) -> CubePlayer:
         return table_player(table)
     if spec.startswith("net:"):
         game = table.game
-        return net_player(OnnxValueModel(spec[4:], game=game.name, pieces=game.pieces))
+        return net_player(OnnxValueModel(spec[4:], game=game.name, pieces=game.pieces,
+                                         rules=game.rules))
     raise TabulaError(f"player {spec!r}: with the cube, players are perfect and "
                       "net:MODEL.onnx")
 

@@ -14,7 +14,7 @@ import numpy as np
 from tabula.eval.measures import ERROR_THRESHOLD
 from tabula.eval.players import make_player
 from tabula.eval.search import decision_form, move_worths
-from tabula.games import GAMES
+from tabula.games import get_game, rule_sets
 from tabula.games.loop import advance
 from tabula.infra.errors import TabulaError
 
@@ -30,23 +30,30 @@ class SessionError(TabulaError):
     is a plain TabulaError."""
 
 
+def _stem(name: str, rules: str | None) -> str:
+    """The shipped networks' file names: NAMEPIECES.onnx under the game's first rule
+    set, NAME-RULESPIECES.onnx under another."""
+    return name if rules in (None, rule_sets(name)[0]) else f"{name}-{rules}"
+
+
 def shipped_model(game) -> Path | None:
-    """The shipped network of this variant, models/NAMEPIECES.onnx, if there is one."""
-    path = MODELS / f"{game.name}{game.pieces}.onnx"
+    """The shipped network of this variant (models/, see _stem), if there is one."""
+    path = MODELS / f"{_stem(game.name, game.rules)}{game.pieces}.onnx"
     return path if path.is_file() else None
 
 
-def shipped_pieces(name: str) -> list[int]:
-    """The piece counts of `name` that a shipped network plays."""
-    found = (p.stem[len(name):] for p in MODELS.glob(f"{name}*.onnx"))
+def shipped_pieces(name: str, rules: str | None = None) -> list[int]:
+    """The piece counts of `name` under `rules` that a shipped network plays."""
+    stem = _stem(name, rules)
+    found = (p.stem[len(stem):] for p in MODELS.glob(f"{stem}*.onnx"))
     return sorted(int(s) for s in found if s.isdigit())
 
 
-def playable_pieces(name: str) -> int:
-    """The pieces a side to play `name` with when none are named: the game's default,
-    unless only another variant has a shipped network (then the largest of those)."""
-    default = GAMES[name].DEFAULT_PIECES
-    shipped = shipped_pieces(name)
+def playable_pieces(name: str, rules: str | None = None) -> int:
+    """The pieces a side to play `name` with when none are named: the rule set's
+    default, unless only another variant has a shipped network (then the largest)."""
+    default = get_game(name, None, rules).pieces
+    shipped = shipped_pieces(name, rules)
     return default if not shipped or default in shipped else shipped[-1]
 
 
@@ -85,7 +92,7 @@ def computer_player(game, level: str, table=None, model_path=None):
     if level == "master" and table is not None:
         return make_player("perfect", game, table)
     if model_path is None:
-        others = [p for p in shipped_pieces(game.name) if p != game.pieces]
+        others = [p for p in shipped_pieces(game.name, game.rules) if p != game.pieces]
         advice = (f"the shipped network plays {game.name} with {others[0]} pieces: add "
                   f"--pieces {others[0]}, " if others else "")
         raise TabulaError(f"level {level} needs a network for {game.name} with "

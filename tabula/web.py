@@ -29,7 +29,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from tabula.games import GAMES, get_game
+from tabula.games import GAMES, get_game, rule_sets
 from tabula.infra.errors import TabulaError
 from tabula.infra.settings import MAX_SEED
 
@@ -62,8 +62,8 @@ class Games:
             return None, None
         if str(path) not in self.loaded:
             from tabula.export.model_file import OnnxValueModel
-            self.loaded[str(path)] = OnnxValueModel(path, game=game.name, pieces=game.pieces)
-        if self.loaded[str(path)].game.pieces != game.pieces:
+            self.loaded[str(path)] = OnnxValueModel(path, game=game.name)
+        if self.loaded[str(path)].game.differs_from(game.name, game.pieces, game.rules):
             return None, None
         return path, self.loaded[str(path)]
 
@@ -74,8 +74,10 @@ class Games:
         if name not in web_games():
             raise TabulaError(f"{name} is played with the doubling cube, which the web app "
                               f"does not offer yet: play it with tabula play {name}")
-        pieces = request.get("pieces")
-        game = get_game(name, playable_pieces(name) if pieces is None else pieces)
+        pieces, rules = request.get("pieces"), request.get("rules")
+        if rules is not None and not isinstance(rules, str):
+            raise TabulaError("rules must be the name of a rule set")
+        game = get_game(name, playable_pieces(name, rules) if pieces is None else pieces, rules)
         hotseat = request.get("hotseat", False)
         if not isinstance(hotseat, bool):
             raise TabulaError("hotseat must be true or false")
@@ -83,8 +85,8 @@ class Games:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
                                  or not 0 <= seed <= MAX_SEED):
             raise TabulaError("seed must be a whole number from 0 to 2**64 - 1")
-        table = self.table if self.table is not None and (
-            self.table.game.name, self.table.game.pieces) == (game.name, game.pieces) else None
+        table = self.table if self.table is not None and not self.table.game.differs_from(
+            game.name, game.pieces, game.rules) else None
         model_path, model = self.model(game)
         session = start_session(game, request.get("level", "journeyman"),
                                 request.get("side"), hotseat, seed, table, model_path, model)
@@ -135,7 +137,7 @@ def create_app(table=None, models=None) -> Starlette:
     async def list_games(request):
         return JSONResponse({"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).presentation.sides, "max_pieces": m.MAX_PIECES,
-             "default_pieces": playable_pieces(name),
+             "rules": rule_sets(name), "default_pieces": playable_pieces(name),
              "shipped_pieces": shipped_pieces(name),
              "table_pieces": (table.game.pieces if table is not None
                               and table.game.name == name else None)}

@@ -115,3 +115,26 @@ def test_a_game_of_it_is_played_to_the_end(solved, monkeypatch, capsys):
                  str(solved.path), "--seed", "3"]) == 0
     text = capsys.readouterr().out
     assert "[R]" in text and ("red wins" in text or "blue wins" in text)
+
+
+@pytest.mark.slow
+def test_the_whole_chain_runs_on_it(tmp_path, capsys):
+    """tabula pipeline: solve, datagen, train, export and the report, as for any game."""
+    import yaml
+    config = {"name": "capture", "game": "toycapture", "pieces": 3,
+              "workdir": str(tmp_path / "work"),
+              "datagen": {"games": 300, "uniform": 3000, "seed": 1},
+              "train": {"model": {"hidden": [16]}, "data": {"batch_size": 256},
+                        "trainer": {"max_epochs": 2, "enable_progress_bar": False,
+                                    "enable_model_summary": False}},
+              "report": {"games": 100, "players": ["random", "heuristic", "net", "perfect"]}}
+    path = tmp_path / "capture.yaml"
+    path.write_text(yaml.safe_dump(config))
+    assert main(["pipeline", str(path)]) == 0
+    results = json.loads((tmp_path / "work" / "report" / "results.json").read_text())
+    rows = {row["player"]: row for row in results["players"]}
+    assert rows["perfect"]["loss_per_game_points"] == 0.0
+    assert rows["random"]["loss_per_game_points"] > 0
+    assert results["provenance"]["game"] == "toycapture"
+    model = json.loads((tmp_path / "work" / "model.json").read_text())
+    assert (model["game"], model["rules"], model["pieces"]) == ("toycapture", "toy", 3)

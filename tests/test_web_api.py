@@ -120,3 +120,22 @@ def test_pages_and_assets_are_served_locally(client):
     games = client.get("/api/games").json()
     ur = next(g for g in games["games"] if g["name"] == "ur")
     assert ur["table_pieces"] == 3 and 7 in ur["shipped_pieces"]
+
+
+def test_a_rule_set_and_the_capture_toy_are_played_through_the_api(tmp_path):
+    """The request names the rule set; the toy capture game (registered only in the
+    tests) plays through the same app with no code of its own in it."""
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    assert listed["ur"]["rules"][0] == "finkel" and "tiny" in listed["ur"]["rules"]
+    assert "toycapture" in listed
+    data = new(client, game="ur", rules="tiny", level="apprentice", seed=2)
+    assert data["state"]["pieces"] == 2         # the rule set's own default
+    data, events = play_out(client, data["id"], data)
+    assert any(e["kind"] == "win" for e in events)
+    bad = client.post("/api/games", json={"game": "ur", "rules": "nope"})
+    assert bad.status_code == 400 and "no rule set 'nope'" in bad.json()["error"]
+    data = new(client, game="toycapture", pieces=2, level="apprentice", seed=3)
+    assert data["layout"]["rows"] == 3
+    data, events = play_out(client, data["id"], data)
+    assert data["state"]["phase"] == "over"

@@ -53,7 +53,7 @@ def _play_with_the_cube(args, game):
     if args.hotseat:
         raise TabulaError(f"{game.name} is played against the computer only (no --hotseat)")
     if args.pieces is None and not args.model and not args.table:
-        game = get_game(game.name, playable_pieces(game.name), game.rules)
+        game = get_game(game.name, playable_pieces(game.name, game.rules), game.rules)
     table = open_table(args) if args.table else None
     game = table.game if table is not None else game
     judge = table_player(table) if table is not None else None
@@ -64,7 +64,8 @@ def _play_with_the_cube(args, game):
         if model_path is None:
             raise TabulaError(f"no network plays {game.name} with {game.pieces} checkers: "
                               "give --model FILE.onnx, or --table with --level master")
-        computer = net_player(OnnxValueModel(model_path, game=game.name, pieces=game.pieces))
+        computer = net_player(OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
+                                             rules=game.rules))
     sides = game.presentation.sides
     side = args.side or sides[0]
     if side not in sides:
@@ -78,12 +79,12 @@ def build_session(args, game):
     from tabula.export.model_file import OnnxValueModel
     from tabula.session import playable_pieces, shipped_model, start_session
     if args.pieces is None and not args.model and not args.table:
-        game = get_game(game.name, playable_pieces(game.name), game.rules)
+        game = get_game(game.name, playable_pieces(game.name, game.rules), game.rules)
     table = open_table(args) if args.table else None
     if table is not None:
         game = table.game
     model_path = args.model or shipped_model(game)
-    model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces) if model_path \
-        else None
+    model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
+                           rules=game.rules) if model_path else None
     return start_session(game, args.level, args.side, args.hotseat, args.seed, table,
                          model_path, model)
