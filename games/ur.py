@@ -470,6 +470,13 @@ def n_features(pieces: int) -> int:
     return 2 * TRACK + 4 * (pieces + 1) + 2
 
 
+def code_layout(rules: UrRules) -> str:
+    """The packed code described for model manifests (tabula.code_layout), naming the
+    rule set: for Finkel's, to the letter the text the shipped models carry."""
+    return (f"The Royal Game of Ur, rule set `{rules.name}` (docs/rules/ur.md).\n\n"
+            + __doc__[__doc__.index("Packed code"):].strip())
+
+
 def make(pieces: int | None = None, rules: UrRules = FINKEL) -> Game:
     pieces = rules.pieces if pieces is None else pieces
     if not 1 <= pieces <= MAX_PIECES:
@@ -485,5 +492,5 @@ def make(pieces: int | None = None, rules: UrRules = FINKEL) -> Game:
                 presentation=Presentation(
                     pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES,
                     layout=_layout(rules, throws), draw=partial(draw, rules=rules), view=view,
-                    cell=cell, events=events, code_layout=__doc__.strip(),
+                    cell=cell, events=events, code_layout=code_layout(rules),
                     rules_file=RULES_DOCS / "ur.md"))

@@ -4,18 +4,11 @@ from numba import njit, prange
 
 
 @njit(parallel=True, cache=True)
-def rank_many(rank, codes):
+def per_code(f, codes):
+    """f(code) of each code, an integer (a game's rank, layer_of, ...)."""
     out = np.empty(len(codes), dtype=np.int64)
     for i in prange(len(codes)):
-        out[i] = rank(codes[i])
-    return out
-
-
-@njit(parallel=True, cache=True)
-def layer_of_many(layer_of, codes):
-    out = np.empty(len(codes), dtype=np.int64)
-    for i in prange(len(codes)):
-        out[i] = layer_of(codes[i])
+        out[i] = f(codes[i])
     return out
 
 

@@ -209,6 +209,10 @@ def test_commands(tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 2
     assert main(["solve", "bearoff", "--checkers", "2", "--out", str(out)]) == 2
     assert "exists" in capsys.readouterr().err
+    for flag in (["--tol", "1e-9"], ["--max-total", "3"], ["--device", "cuda"]):
+        assert main(["solve", "bearoff", "--checkers", "2", "--out", str(tmp_path / "x.h5"),
+                     *flag]) == 2   # the race solver takes no such setting: refused
+        assert f"{flag[0]} is not for bearoff" in capsys.readouterr().err
     assert main(["table", "info", str(out), "--json"]) == 0
     info = json.loads(capsys.readouterr().out)
     assert info["positions"] == 27 ** 2 and info["values"][0] == "win"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from tabula.games import GAMES, PositionError, get_game, rule_sets
-from tabula.infra.batch import layer_of_many, rank_many, unrank_many
+from tabula.infra.batch import per_code, unrank_many
 from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
 from tabula.games.loop import advance
 from tabula.datagen.sampling import random_play_positions, uniform_positions
@@ -56,8 +56,8 @@ def test_rank_unrank_is_a_bijection_per_layer(game):
         ranks = (np.arange(size) if size <= WHOLE
                  else np.random.default_rng(a * 16 + b).integers(0, size, SAMPLE))
         codes = unrank_many(game.unrank, np.full(len(ranks), layer_id(a, b)), ranks)
-        assert (layer_of_many(game.layer_of, codes) == layer_id(a, b)).all(), (a, b)
-        assert np.array_equal(rank_many(game.rank, codes), ranks), (a, b)
+        assert (per_code(game.layer_of, codes) == layer_id(a, b)).all(), (a, b)
+        assert np.array_equal(per_code(game.rank, codes), ranks), (a, b)
         if size <= WHOLE:
             assert len(np.unique(codes)) == size, (a, b)
 
@@ -97,7 +97,7 @@ def test_moves_are_legal_and_land_where_the_solver_expects(game):
 def test_random_play_stays_in_declared_layers(game):
     met = random_play_positions(game, 5000, seed=3)
     declared = {layer_id(*p) for p in game.layers}
-    assert set(layer_of_many(game.layer_of, met).tolist()) <= declared
+    assert set(per_code(game.layer_of, met).tolist()) <= declared
 
 
 def test_features_shape_and_dtype(game):

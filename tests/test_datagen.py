@@ -10,7 +10,7 @@ from tabula.datagen.datafile import SPLITS, DataError, DataFile
 from tabula.datagen.generate import generate
 from tabula.games import get_game
 from tabula.games.game import LAYER_STRIDE
-from tabula.infra.batch import layer_of_many, rank_many, unrank_many
+from tabula.infra.batch import per_code, unrank_many
 from tabula.cli import main
 
 
@@ -27,10 +27,10 @@ def test_labels_are_the_tables_values_and_codes_are_legal(tables, ur3_data):
         codes = data[split]["codes"]
         assert len(codes) > 1000
         assert np.array_equal(data[split]["values"], table.values(codes).astype(np.float32))
-        layers = layer_of_many(game.layer_of, codes)
+        layers = per_code(game.layer_of, codes)
         # no finished game
         assert ((layers // LAYER_STRIDE > 0) & (layers % LAYER_STRIDE > 0)).all()
-        assert np.array_equal(unrank_many(game.unrank, layers, rank_many(game.rank, codes)),
+        assert np.array_equal(unrank_many(game.unrank, layers, per_code(game.rank, codes)),
                               codes)
         for code in codes[:300]:   # the JSON form re-validates every rule of a position
             assert game.position_from_json(game.to_json(int(code))) == code

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tabula.games import get_game, senet, ur
-from tabula.infra.batch import layer_of_many, rank_many, unrank_many
+from tabula.infra.batch import per_code, unrank_many
 from tabula.games.game import layer_id, layer_pair
 from tabula.datagen.sampling import uniform_positions
 
@@ -43,8 +43,8 @@ def enumerate_senet_layer(m, o):
 
 def assert_ranks_are_a_bijection(game, codes):
     """Each layer's ranks are exactly 0 .. size-1, and unrank inverts rank."""
-    layers = layer_of_many(game.layer_of, codes)
-    ranks = rank_many(game.rank, codes)
+    layers = per_code(game.layer_of, codes)
+    ranks = per_code(game.rank, codes)
     for layer in np.unique(layers):
         a, b = layer_pair(int(layer))
         in_layer = np.sort(ranks[layers == layer])
@@ -100,8 +100,8 @@ def test_round_trip_on_random_positions_of_every_layer(name):
         ranks = np.unique(rng.integers(0, size, size=min(size, 2000)))
         layers = np.full(len(ranks), layer_id(a, b), dtype=np.int64)
         codes = unrank_many(game.unrank, layers, ranks)
-        assert np.array_equal(rank_many(game.rank, codes), ranks)
-        assert np.all(layer_of_many(game.layer_of, codes) == layer_id(a, b))
+        assert np.array_equal(per_code(game.rank, codes), ranks)
+        assert np.all(per_code(game.layer_of, codes) == layer_id(a, b))
         for code in codes[:50]:  # decoded positions are legal ones
             assert game.position_from_json(game.to_json(code)) == code
 
