@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The chain's speeds in two checkouts, run alternately on the same machine (a refactor
 # must keep them): solve Ur 5 (the solve's own wall seconds), datagen (wall), train
-# (samples a second) and eval regret (the engine's seconds), ROUNDS rounds after one
-# that warms both trees' numba caches. Prints a table; writes OUT/side_by_side.json.
+# (samples a second over one epoch) and eval regret (the engine's seconds), ROUNDS
+# rounds after one that warms both trees' numba caches. Prints a table (medians);
+# writes OUT/side_by_side.json.
 #
 #   benchmarks/side_by_side.sh OLD_CHECKOUT NEW_CHECKOUT OUT [ROUNDS]
 #
@@ -10,7 +11,7 @@
 set -euo pipefail
 if [ $# -lt 3 ]; then echo "usage: $0 OLD_CHECKOUT NEW_CHECKOUT OUT [ROUNDS]" >&2; exit 2; fi
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); OUT=$(realpath -m "$3"); ROUNDS=${4:-3}
-PY=$(realpath "$(dirname "$0")/../.venv/bin/python")
+PY="$(cd "$(dirname "$0")/.." && pwd)/.venv/bin/python"
 mkdir -p "$OUT"; : > "$OUT/runs.jsonl"
 
 now() { date +%s.%N; }
@@ -27,7 +28,7 @@ run() {   # checkout label round
   local model=(); grep -q "LINKED" "$tree/training/cli.py" || model=(--model.game ur --model.pieces 5)
   rm -rf "$work/run"
   "$PY" -m tabula train "${model[@]}" --data.path "$work/data.h5" --model.hidden '[128, 128]' \
-    --data.batch_size 2048 --trainer.max_epochs 3 --trainer.default_root_dir "$work/run" \
+    --data.batch_size 2048 --trainer.max_epochs 1 --trainer.default_root_dir "$work/run" \
     --trainer.enable_progress_bar false --seed_everything 1 > /dev/null 2>&1
   "$PY" -m tabula eval regret ur --table "$work/ur5.h5" --player expectimax:1 --games 40000 \
     --seed 1 --json --quiet > "$work/regret.json"

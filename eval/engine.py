@@ -16,7 +16,6 @@ from numba import njit, prange
 
 from tabula.games.loop import advance_many
 from tabula.infra.rng import cumulative, draw_throw, stream_key, uniform
-from tabula.solver.bellman import move_worth
 
 
 PLAYER_STREAM = 1 << 60   # streams of the players' random numbers
@@ -40,21 +39,6 @@ def _uniforms(keys, counters):
     out = np.empty(len(keys))
     for i in prange(len(keys)):
         out[i] = uniform(keys[i], counters[i])
-    return out
-
-
-@njit(parallel=True, cache=True)
-def _losses(layer_of, rank, flat, offsets, counts, next_codes, infos, chosen):
-    out = np.empty(len(counts))
-    for i in prange(len(counts)):
-        best = 0.0
-        picked = 0.0
-        for j in range(counts[i]):
-            w = move_worth(layer_of, rank, flat, offsets, next_codes[i, j], infos[i, j])
-            best = max(best, w)
-            if j == chosen[i]:
-                picked = w
-        out[i] = best - picked
     return out
 
 
@@ -126,9 +110,8 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
             if table is not None and slot in judged:
                 losses[0].append(active[ask])
                 losses[1].append(np.full(ask.sum(), slot))
-                losses[2].append(_losses(game.layer_of, game.rank, table.flat, table.offsets,
-                                         counts[ask], next_codes[ask], infos[ask],
-                                         chosen[ask]))
+                losses[2].append(table.decision_losses(counts[ask], next_codes[ask],
+                                                       infos[ask], chosen[ask]))
         codes[active], passes, over = advance_many(game.mirror, codes[active], counts,
                                                    next_codes, infos, chosen)
         winners[active[over]] = owner[active[over]]

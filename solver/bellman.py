@@ -23,6 +23,23 @@ def move_worths(layer_of, rank, flat, offsets, next_codes, infos):
 
 
 @njit(parallel=True, cache=True)
+def decision_losses(layer_of, rank, flat, offsets, counts, next_codes, infos, chosen):
+    """Each decision's loss, the best move's worth less the chosen one's: row i holds
+    counts[i] legal moves (next codes, infos) and the index of the one chosen."""
+    out = np.empty(len(counts))
+    for i in prange(len(counts)):
+        best = 0.0
+        picked = 0.0
+        for j in range(counts[i]):
+            w = move_worth(layer_of, rank, flat, offsets, next_codes[i, j], infos[i, j])
+            best = max(best, w)
+            if j == chosen[i]:
+                picked = w
+        out[i] = best - picked
+    return out
+
+
+@njit(parallel=True, cache=True)
 def bellman_many(moves, mirror, layer_of, rank, throws, probs, max_moves, flat, offsets,
                  codes):
     """T(V)(s) for each code s: sum over throws of p(t) times the best move's worth

@@ -12,6 +12,8 @@ answers:
   answer(code), answers(codes), answer_text(code)
                              all it says of a position (tabula value)
   move_answers(code, moves)  each legal move's value or equities to the mover
+  decision_losses(...)       the judge of regret (one value: the layered kind; the
+                             cube's checker and cube decisions: eval/cube_regret.py)
   info(), verify(sample)     what the file holds, and its checks (tabula table)
 """
 from dataclasses import dataclass

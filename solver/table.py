@@ -211,6 +211,13 @@ class Table:
                                    [m["info"] for m in moves])
         return [{"value": float(w)} for w in worths]
 
+    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
+        """The judge regret uses: each decision's loss in winning chance, the best
+        move's worth less the chosen one's (solver/bellman.py decision_losses)."""
+        from .bellman import decision_losses
+        return decision_losses(self.game.layer_of, self.game.rank, self.flat, self.offsets,
+                               counts, next_codes, infos, chosen)
+
     def verify(self, sample: int = 100_000) -> dict:
         """The checksum, sane values and the Bellman residual on a sample of every layer
         (solver/verify.py)."""

@@ -4,7 +4,6 @@ import json
 import numpy as np
 import pytest
 
-from tabula.eval.engine import _losses
 from tabula.eval.measures import match, regret
 from tabula.eval.players import PlayerError, make_player
 from tabula.eval.search import decision_worths
@@ -46,8 +45,7 @@ def test_losses_of_a_hand_built_decision(tables):
     for j, m in enumerate(moves):
         next_codes[:, j], infos[:, j] = m["position"], m["info"]
     chosen = np.arange(len(moves))
-    got = _losses(game.layer_of, game.rank, table.flat, table.offsets, counts, next_codes,
-                  infos, chosen)
+    got = table.decision_losses(counts, next_codes, infos, chosen)   # the judge of regret
     assert got == pytest.approx(max(by_hand) - np.array(by_hand), abs=1e-12)
     # one throw of search over the exact table gives the same worths (Bellman)
     for depth in (0, 1):
