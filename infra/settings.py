@@ -1,5 +1,6 @@
 """What every stage's settings object shares: checking the values a person gave (on
 the command line or in a pipeline YAML) with the same words wherever they came from."""
+import math
 from dataclasses import fields
 
 from tabula.infra.errors import TabulaError
@@ -31,6 +32,8 @@ class Settings:
             if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
                 raise SettingsError(f"{where}{name} must be {kind.__name__}, "
                                     f"not {value!r}")
+            if kind is float and not math.isfinite(value):   # NaN passes any comparison
+                raise SettingsError(f"{where}{name} must be a finite number, not {value}")
             low, high = cls.LIMITS.get(name, (None, None))
             if (low is not None and value < low) or (high is not None and value > high):
                 bounds = " and ".join(

@@ -100,12 +100,28 @@ def test_query_files(tmp_path, content):
     b"game: ur\nreport: {games: 0}\n",
     b"game: ur\ndatagen: [1, 2]\n",
     b"game: ur\nreport: {players: random}\n",
+    b"game: ur\ndatagen: {explore: .nan}\n",     # NaN passes any comparison with a bound
+    b"game: ur\nsolve: {tol: .inf}\n",
 ])
 def test_pipeline_configs(tmp_path, yaml_text):
     path = tmp_path / "p.yaml"
     path.write_bytes(yaml_text)
     code, _, err = run(["pipeline", str(path)])
     assert refused_in_one_line(code, err), err
+
+
+@pytest.mark.parametrize("flag", [["--explore", "nan"], ["--val-frac", "nan"],
+                                  ["--test-frac", "inf"], ["--explore=-inf"]])
+def test_settings_that_are_not_numbers_are_refused(tmp_path, tables, flag):
+    """NaN and the infinities are refused like any value out of bounds, before any
+    work: a NaN split fraction would leave the validation split silently empty."""
+    out = tmp_path / "d.h5"
+    code, _, err = run(["datagen", "ur", "--table", str(tables[("ur", 2)].path), "--out",
+                        str(out), *flag])
+    assert refused_in_one_line(code, err) and "finite number" in err, err
+    assert not out.exists()
+    code, _, err = run(["solve", "ur", "--pieces", "2", "--out", str(out), "--tol", "nan"])
+    assert refused_in_one_line(code, err) and "finite number" in err, err
 
 
 def test_files_of_the_wrong_kind(tmp_path, tables):
