@@ -1,5 +1,6 @@
 """`tabula train`: LightningCLI over ValueNet and ValueData, with a run folder holding
 the CSV log, the checkpoints (best and last), the config and test_error.json."""
+import functools
 import json
 import logging
 import time
@@ -45,11 +46,19 @@ class OneLineParser(OneLineErrors, LightningArgumentParser):
 LINKED = ("game", "pieces", "rules")   # model settings that data.path decides
 
 
+@functools.lru_cache(maxsize=1)
+def _game_of_data(path: str, changed):
+    """The game of the data file at `path`, opened (and its checksums checked) once
+    for the three links; `changed` (its modification time) keys a rewritten file apart."""
+    return DataFile(path).game
+
+
 def _variant_of(key):
     """The compute function of the link data.path -> model.KEY: the data file's game,
     pieces or rule set."""
     def read(path):
-        return getattr(DataFile(path).game, {"game": "name"}.get(key, key))
+        changed = Path(path).stat().st_mtime_ns if Path(path).is_file() else None
+        return getattr(_game_of_data(str(path), changed), {"game": "name"}.get(key, key))
     return read
 
 

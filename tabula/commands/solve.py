@@ -38,6 +38,11 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
+# the solve options (solver/solution.py, SolutionKind.options) the flags set
+FLAGS = {"tol": "--tol", "max_total": "--max-total", "one_sided": "--one-sided",
+         "unit_solver": "--device"}
+
+
 def run(args):
     from tabula.solver.layered import SolveError
     from tabula.solver.solution import kind_of_game, solve_game
@@ -45,14 +50,12 @@ def run(args):
     out = Path(args.out)
     check_output(out, args.force)
     kind = kind_of_game(game)
-    given = {"tol": args.tol, "max_total": args.max_total, "one_sided": args.one_sided or None,
-             "unit_solver": args.device if args.device != "cpu" else None}
-    refused = [name for name, value in given.items()
-               if value is not None and name not in kind.options]
+    given = {"tol": args.tol is not None, "max_total": args.max_total is not None,
+             "one_sided": args.one_sided, "unit_solver": args.device != "cpu"}
+    refused = [option for option, asked in given.items() if asked and option not in kind.options]
     if refused:
-        flag = "--device" if refused[0] == "unit_solver" else "--" + refused[0].replace("_", "-")
-        raise UsageError(f"{flag} is not for {game.name}: its table is solved by the "
-                         f"{kind.name} solver, which takes no such setting")
+        raise UsageError(f"{FLAGS[refused[0]]} is not for {game.name}: its table is solved by "
+                         f"the {kind.name} solver, which takes no such setting")
     options = {"threads": args.threads}
     _check_threads(args.threads)
     if "tol" in kind.options:
