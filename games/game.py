@@ -165,10 +165,12 @@ class Encoding:
     torch int64 batch of codes (games/features.py)."""
     features: Callable
     n_features: int
+    description: str | None = None   # what the inputs are, where not the function's doc
 
     def doc(self) -> str:
         """What the network's inputs are, in one paragraph."""
-        return " ".join(getattr(self.features, "func", self.features).__doc__.split())
+        text = self.description or getattr(self.features, "func", self.features).__doc__
+        return " ".join(text.split())
 
 
 @dataclass(frozen=True)

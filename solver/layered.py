@@ -471,7 +471,7 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
                 done_with)
     os.replace(tmp, out)
     checkpoint.remove()
-    return {"table": str(out), "game": game.name, "pieces": game.pieces,
+    return {"table": str(out), "game": game.name, "rules": game.rules, "pieces": game.pieces,
             "positions": progress.total, "layers": len(layers),
             "sweeps": sum(s["sweeps"] for s in per_unit),
             "policy_sweeps": sum(s["policy_sweeps"] for s in per_unit),

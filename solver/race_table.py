@@ -270,6 +270,7 @@ def solve_race(game, out, threads=None, one_sided=False, quiet=False) -> dict:
     partial = out.with_name(out.name + ".partial")
     write_race_table(partial, game, values, rolls, {"solve_seconds": seconds})
     os.replace(partial, out)
-    return {"game": game.name, "pieces": game.pieces, "sides": game.race.n_sides(game.pieces),
+    return {"game": game.name, "rules": game.rules, "pieces": game.pieces,
+            "sides": game.race.n_sides(game.pieces),
             "positions": two_sided_positions(game) if values else 0, "wall_seconds": seconds,
             "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}

@@ -2,16 +2,18 @@
 
     python -m tests.crosscheck ur 1000000        # against tests/reference
     python -m tests.crosscheck ur 100000 --royalur
+    python -m tests.crosscheck ur 100000 --royalur --rules masters
 
 Positions: half drawn uniformly inside random layers, half met in random play.
 """
 import argparse
 import sys
 import time
+from functools import partial
 
 import numpy as np
 
-from tabula.games import get_game
+from tabula.games import get_game, rule_sets, ur
 from tabula.datagen.sampling import random_play_positions, uniform_positions
 from tests.reference import senet_rules, ur_rules
 
@@ -24,6 +26,13 @@ def to_reference_state(game, code):
 
 
 REFERENCE = {"ur": ur_rules.legal_moves, "senet": senet_rules.legal_moves}
+
+
+def reference_moves(game):
+    """The reference's legal_moves(state, throw) for the game's rule set."""
+    if game.name == "ur":
+        return partial(ur_rules.legal_moves, **ur_rules.rule_switches(ur.RULE_SETS[game.rules]))
+    return REFERENCE[game.name]
 
 
 def fast_moves(game, code, throw):
@@ -65,15 +74,17 @@ def main(argv=None):
     parser.add_argument("game", choices=sorted(REFERENCE))
     parser.add_argument("positions", type=int)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--rules", choices=rule_sets("ur"), default=None,
+                        help="Ur's rule set (default: finkel)")
     parser.add_argument("--royalur", action="store_true",
                         help="compare with the royalur package instead (Ur only)")
     args = parser.parse_args(argv)
-    game = get_game(args.game)
+    game = get_game(args.game, rules=args.rules)
     if args.royalur:
         from tests.royalur_bridge import royalur_moves
-        reference = royalur_moves(game.pieces)
+        reference = royalur_moves(game.pieces, ur.RULE_SETS[game.rules])
     else:
-        reference = REFERENCE[args.game]
+        reference = reference_moves(game)
     t0 = time.time()
     codes = mixed_positions(game, args.positions, args.seed)
     bad = []

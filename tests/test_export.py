@@ -180,7 +180,7 @@ def test_metadata_round_trip_and_mismatches_refused(exported, tmp_path):
     with pytest.raises(ModelError, match="no tabula metadata"):
         OnnxValueModel(tampered("bare", lambda p: {}))
     with pytest.raises(ModelError, match="rules"):
-        OnnxValueModel(tampered("rules", lambda p: {**p, "tabula.rules": "masters"}))
+        OnnxValueModel(tampered("rules", lambda p: {**p, "tabula.rules": "murray"}))
     with pytest.raises(ModelError, match="not of senet"):
         OnnxValueModel(exported, game="senet")
 

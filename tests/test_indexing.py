@@ -10,23 +10,24 @@ from tabula.infra.batch import per_code, unrank_many
 from tabula.games.game import layer_id, layer_pair
 from tabula.datagen.sampling import uniform_positions
 
-SHARED = range(5, 13)
-
-
-def enumerate_ur(pieces):
-    """Every Ur position with at most `pieces` a side, built square by square."""
+def enumerate_ur(game):
+    """Every Ur position of the variant, built square by square: the opponent's squares
+    are those whose tiles the mover does not hold (ur.PATHS: which square of the other
+    track lies on a shared square's tile)."""
+    pieces, path = game.pieces, ur.PATHS[ur.RULE_SETS[game.rules].path]
     codes = []
-    squares = range(1, 15)
+    squares = range(1, path.track + 1)
     for k_m in range(pieces + 1):
         for me in itertools.combinations(squares, k_m):
-            free_for_opp = [s for s in squares if not (s in SHARED and s in me)]
+            taken = {path.across[s] for s in me if s in path.across}
+            free_for_opp = [s for s in squares if s not in taken]
             for k_o in range(pieces + 1):
                 for opp in itertools.combinations(free_for_opp, k_o):
                     for w_m in range(pieces - k_m + 1):
                         for w_o in range(pieces - k_o + 1):
-                            codes.append(ur.from_json({"me": list(me), "me_waiting": w_m,
-                                                       "opp": list(opp), "opp_waiting": w_o},
-                                                      pieces))
+                            codes.append(game.position_from_json(
+                                {"me": list(me), "me_waiting": w_m, "opp": list(opp),
+                                 "opp_waiting": w_o}))
     return np.array(codes, dtype=np.int64)
 
 
@@ -56,7 +57,7 @@ def assert_ranks_are_a_bijection(game, codes):
                          [(1, 248, 217), (2, 13_112, 12_869), (3, 264_304, 263_121)])
 def test_ur_enumeration_matches_rules_counts(pieces, total, non_terminal):
     game = get_game("ur", pieces)
-    codes = enumerate_ur(pieces)
+    codes = enumerate_ur(game)
     assert len(codes) == total == game.total_positions()
     assert len(set(codes.tolist())) == total
     in_play = [(a, b) for a, b in game.layers if a and b]
@@ -68,6 +69,25 @@ def test_ur_counts_by_formula():
     game = get_game("ur", 7)
     assert game.total_positions() == 137_913_936
     assert sum(game.layer_size(a, b) for a, b in game.layers if a and b) == 137_870_097
+
+
+@pytest.mark.parametrize("rules,pieces", [("masters", 1), ("masters", 2), ("blitz", 2)])
+def test_masters_path_enumeration_is_the_index(rules, pieces):
+    game = get_game("ur", pieces, rules)
+    codes = enumerate_ur(game)
+    assert len(codes) == len(set(codes.tolist())) == game.total_positions()
+    assert_ranks_are_a_bijection(game, codes)
+
+
+@pytest.mark.parametrize("rules,published", [("finkel", 137_892_016),
+                                             ("masters", 500_981_472), ("blitz", 41_254_034)])
+def test_position_counts_are_the_published_ones(rules, published):
+    """The public Ur solvers count every position but those where the player to throw
+    has already borne off every piece (layers (0, b)): the game ended with the other
+    side's move, and is stored under the winner's turn."""
+    game = get_game("ur", rules=rules)
+    finished = sum(game.layer_size(0, b) for b in range(game.pieces + 1))
+    assert game.total_positions() - finished == published
 
 
 def test_senet_small_layers_by_enumeration():
@@ -91,9 +111,9 @@ def test_senet_counts_by_formula():
     assert get_game("senet", 5).total_positions() == 8_560_690_670
 
 
-@pytest.mark.parametrize("name", ["ur", "senet"])
-def test_round_trip_on_random_positions_of_every_layer(name):
-    game = get_game(name)
+@pytest.mark.parametrize("name,rules", [("ur", None), ("ur", "masters"), ("senet", None)])
+def test_round_trip_on_random_positions_of_every_layer(name, rules):
+    game = get_game(name, rules=rules)
     rng = np.random.default_rng(5)
     for a, b in game.layers:
         size = game.layer_size(a, b)
@@ -106,9 +126,9 @@ def test_round_trip_on_random_positions_of_every_layer(name):
             assert game.position_from_json(game.to_json(code)) == code
 
 
-@pytest.mark.parametrize("name", ["ur", "senet"])
-def test_mirror_swaps_sides(name):
-    game = get_game(name)
+@pytest.mark.parametrize("name,rules", [("ur", None), ("ur", "masters"), ("senet", None)])
+def test_mirror_swaps_sides(name, rules):
+    game = get_game(name, rules=rules)
     for code in uniform_positions(game, 500, seed=3):
         twin = game.mirror(code)
         assert game.mirror(twin) == code
@@ -119,11 +139,12 @@ def test_mirror_swaps_sides(name):
 
 
 def test_json_round_trip_examples():
-    assert ur.to_json(ur.from_json({"me": [4, 9], "me_waiting": 3, "opp": [5],
-                                    "opp_waiting": 6}, 7)) == \
+    ur7 = get_game("ur")
+    assert ur7.to_json(ur7.position_from_json({"me": [4, 9], "me_waiting": 3, "opp": [5],
+                                               "opp_waiting": 6})) == \
         {"me": [4, 9], "me_waiting": 3, "opp": [5], "opp_waiting": 6}
     start = get_game("senet").start
     assert senet.to_json(start) == {"me": [1, 3, 5, 7, 9], "opp": [2, 4, 6, 8, 10]}
     assert senet.to_json(get_game("senet", 2).start) == {"me": [7, 9], "opp": [8, 10]}
-    assert ur.to_json(get_game("ur", 3).start) == \
+    assert get_game("ur", 3).to_json(get_game("ur", 3).start) == \
         {"me": [], "me_waiting": 3, "opp": [], "opp_waiting": 3}

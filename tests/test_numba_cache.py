@@ -8,12 +8,12 @@ import gc, sys
 from numba.core import serialize, types
 from tabula.games import ur
 if sys.argv[1] == "dump":
-    sys.stdout.buffer.write(serialize.dumps((types.Dispatcher(ur.layer_of), types.int64)))
+    sys.stdout.buffer.write(serialize.dumps((types.Dispatcher(ur.layer_of_bell), types.int64)))
 else:
     key = serialize.loads(sys.stdin.buffer.read())
     gc.collect()
     serialize.dumps(key)   # what saving a cache index does
-    print(key[0].dispatcher is ur.layer_of)
+    print(key[0].dispatcher is ur.layer_of_bell)
 """
 
 

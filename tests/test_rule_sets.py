@@ -2,20 +2,18 @@
 only in the tests (tests/conftest.py: "tiny", two coins, no safe rosette, a capture
 throws again) plays, solves and goes through the chain, and every file records its
 rule set and refuses to meet one of other rules."""
-from functools import partial
-
 import numpy as np
 import pytest
 
 from tabula.cli import main
 from tabula.datagen.datafile import DataFile
 from tabula.export.model_file import OnnxValueModel
-from tabula.games import PositionError, get_game, rule_sets
+from tabula.games import PositionError, get_game, rule_sets, ur
 from tabula.games.ur import UrRules
 from tabula.solver.reference import reference_solve
 from tabula.solver.solution import open_solution
-from tests.crosscheck import disagreements, mixed_positions
-from tests.reference import ur_rules
+from tests.crosscheck import disagreements, mixed_positions, reference_moves
+from tests.royalur_bridge import ROYALUR_PATHS
 
 
 def test_a_rule_set_is_settings_with_its_throws():
@@ -29,16 +27,40 @@ def test_a_rule_set_is_settings_with_its_throws():
     assert rule_sets("ur")[0] == "finkel" and get_game("ur").rules == "finkel"
     with pytest.raises(PositionError, match="no rule set 'nope'"):
         get_game("ur", 3, "nope")
-    with pytest.raises(PositionError, match="path 'masters' is not indexed"):
-        UrRules("m", path="masters").check()
+    with pytest.raises(PositionError, match="no path 'murray'"):
+        UrRules("m", path="murray").check()
 
 
-@pytest.mark.parametrize("rules", ["finkel", "tiny"])
+@pytest.mark.parametrize("rules", ["finkel", "masters", "blitz", "tiny"])
 def test_moves_equal_the_reference_under_each_rule_set(rules):
     game = get_game("ur", 2, rules)
-    settings = {"finkel": {}, "tiny": {"safe_rosettes": False, "again_on_capture": True}}
-    reference = partial(ur_rules.legal_moves, **settings[rules])
-    assert disagreements(game, mixed_positions(game, 4000, seed=3), reference) == []
+    assert disagreements(game, mixed_positions(game, 4000, seed=3), reference_moves(game)) == []
+
+
+@pytest.mark.parametrize("path", ["bell", "masters"])
+def test_the_paths_are_royalurs(path):
+    """Each track, tile by tile, is royalur's path pair (its tile (x, y): x = 1 is
+    light's row, y = 1..8 along the board; ours (row, col): row 2 is light's row),
+    and the rule sets are royalur's settings."""
+    pair = ROYALUR_PATHS[path].create_path_pair()
+    ours = ur.PATHS[path]
+    as_ours = [[(3 - tile.x, tile.y - 1) for tile in track] for track in (pair.light, pair.dark)]
+    assert as_ours[0] == list(ours.tiles)
+    assert as_ours[1] == [ours.dark_tile(s) for s in range(1, ours.track + 1)]
+
+
+def test_masters_is_royalurs_masters_with_its_three_dice():
+    """royalur 0.0.6's create_masters() is our Masters in path, pieces and switches; it
+    keeps four binary dice, where RoyalUr.net's Masters (and the issue's table) throw
+    three with a 0 counting as 4: the published start value 0.504809002027 is of the
+    three dice, and our table gives it (docs/BENCHMARKS.md)."""
+    from royalur.model import GameSettings
+    theirs, ours = GameSettings.create_masters(), ur.RULE_SETS["masters"]
+    assert theirs.paths == ROYALUR_PATHS[ours.path].create_path_pair()
+    assert (theirs.starting_piece_count, theirs.safe_rosettes,
+            theirs.rosettes_grant_extra_rolls, theirs.captures_grant_extra_rolls) == \
+        (ours.pieces, ours.safe_rosettes, ours.again_on_rosette, ours.again_on_capture)
+    assert (ours.dice, ours.zero_counts_as) == (3, 4)
 
 
 def test_the_rules_change_the_moves():

@@ -3,8 +3,8 @@ from collections import Counter
 
 import pytest
 
-from tabula.games import get_game
-from tests.crosscheck import REFERENCE, disagreements, mixed_positions
+from tabula.games import get_game, rule_sets, ur
+from tests.crosscheck import REFERENCE, disagreements, mixed_positions, reference_moves
 from tests.royalur_bridge import royalur_moves
 
 N_POSITIONS = 20_000
@@ -20,7 +20,7 @@ def ur_move_kinds(game, codes):
             kinds["pass"] += not moves
             for m in moves:
                 kinds["entry"] += m["from"] == 0
-                kinds["bear off"] += m["to"] == 15
+                kinds["bear off"] += game.presentation.square_label(m["to"]) == "off"
                 kinds["rosette again"] += m["again"]
                 kinds["win"] += m["over"]
                 after = game.to_json(m["position"])
@@ -46,22 +46,25 @@ def senet_move_kinds(game, codes):
     return kinds
 
 
-@pytest.mark.parametrize("name", ["ur", "senet"])
-def test_fast_rules_agree_with_reference(name):
-    game = get_game(name)
+@pytest.mark.parametrize("name,rules", [(name, rules) for name in sorted(REFERENCE)
+                                        for rules in rule_sets(name)])
+def test_fast_rules_agree_with_reference(name, rules):
+    game = get_game(name, rules=rules)
     codes = mixed_positions(game, N_POSITIONS, seed=11)
     assert len(codes) == N_POSITIONS
-    assert disagreements(game, codes, REFERENCE[name]) == []
+    assert disagreements(game, codes, reference_moves(game)) == []
 
 
 @pytest.mark.slow
-def test_ur_agrees_with_royalur():
-    game = get_game("ur")
+@pytest.mark.parametrize("rules", ["finkel", "masters", "blitz"])
+def test_ur_agrees_with_royalur(rules):
+    game = get_game("ur", rules=rules)
     codes = mixed_positions(game, N_POSITIONS, seed=12)
-    assert disagreements(game, codes, royalur_moves(game.pieces)) == []
+    assert disagreements(game, codes, royalur_moves(game.pieces, ur.RULE_SETS[rules])) == []
     kinds = ur_move_kinds(game, codes[:3000])
-    for kind in ("entry", "capture", "rosette again", "bear off", "win", "pass",
-                 "safe rosette blocks"):
+    expected = ["entry", "capture", "rosette again", "bear off", "win"]
+    expected += ["pass", "safe rosette blocks"] if rules == "finkel" else []
+    for kind in expected:
         assert kinds[kind] > 0, kinds
 
 
