@@ -14,9 +14,11 @@ after it.
 """
 import hashlib
 import json
+import os
 import shutil
 import time
 from dataclasses import asdict
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -136,15 +138,17 @@ def last_training_stage(config: dict) -> str:
     return training_stages(config)[-1]
 
 
-def run_pipeline(config: dict, log=print) -> dict:
-    """Run the stages that are not up to date; return where each result is."""
+def run_pipeline(config: dict, log=print, table=None) -> dict:
+    """Run the stages that are not up to date; return where each result is. `table`: a
+    table of the variant solved before, which the solve stage takes instead of
+    solving again."""
     work = Path(config["workdir"])
     work.mkdir(parents=True, exist_ok=True)
     state_path = work / "stages.json"
     state = json.loads(state_path.read_text()) if state_path.is_file() else {}
     game = get_game(config["game"], config["pieces"], config["rules"])
     paths = stage_paths(config)
-    actions = {"solve": _solve, "datagen": _datagen,
+    actions = {"solve": partial(_take_table, table) if table else _solve, "datagen": _datagen,
                **{stage: _training_stage(stage) for stage in TRAINING},
                "export": _export, "report": _report}
     upstream = [game.name, game.rules, game.pieces]
@@ -181,6 +185,23 @@ def _solve(game, config, paths, work):
     paths["solve"].unlink(missing_ok=True)
     settings = {k: v for k, v in config["solve"].items() if k in kind_of_game(game).options}
     solve_game(game, paths["solve"], **settings)
+
+
+def _take_table(table, game, config, paths, work):
+    """The solve stage's table, solved before: checked to be of the variant and solved
+    at least as tightly as the config asks, then linked (or copied) into the workdir."""
+    solved = _table(game, table)
+    tolerance = solved.attrs.get("tolerance")
+    if tolerance is not None and tolerance > config["solve"]["tol"]:
+        raise PipelineError(f"{table} was solved to tolerance {tolerance:g}, not the "
+                            f"{config['solve']['tol']:g} the config asks")
+    tmp = paths["solve"].with_suffix(".tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(table, tmp)
+    except OSError:   # another file system
+        shutil.copyfile(table, tmp)
+    os.replace(tmp, paths["solve"])
 
 
 def _table(game, path):

@@ -95,9 +95,8 @@ def computer_player(game, level: str, table=None, model_path=None):
         others = [p for p in shipped_pieces(game.name, game.rules) if p != game.pieces]
         advice = (f"the shipped network plays {game.name} with {others[0]} pieces: add "
                   f"--pieces {others[0]}, " if others else "")
-        raise TabulaError(f"level {level} needs a network for {game.name} with "
-                           f"{game.pieces} pieces: {advice}give --model FILE.onnx, or "
-                           "choose level apprentice")
+        raise TabulaError(f"level {level} needs a network for {game.describe()}: {advice}"
+                          "give --model FILE.onnx, or choose level apprentice")
     kind = "net+search" if level == "master" else "net"
     return make_player(f"{kind}:{model_path}", game)
 
@@ -303,7 +302,7 @@ class Session:
                 "chances": chances}
 
     def state(self) -> dict:
-        return {"game": self.game.name, "pieces": self.game.pieces,
+        return {"game": self.game.name, "rules": self.game.rules, "pieces": self.game.pieces,
                 "sides": self.game.presentation.sides,
                 "humans": sorted(self.humans), "phase": self.phase, "seat": self.seat,
                 "side": self.side(self.seat), "throw": self.throw,

@@ -3,9 +3,12 @@ tabula/session.py (the one implementation of the rules is the Python one) and on
 page of plain HTML, CSS and JavaScript, every asset served from tabula/static/.
 
 API (every error is a 4xx with {"error": "one line"}):
-  GET  /api/games                      the games, their sides, variants and levels
-  POST /api/games                      a new game: {"game", "pieces", "level", "side",
-                                       "hotseat", "seed"} -> {"id", "state", "events"}
+  GET  /api/games                      the games, their sides, rule sets (each with its
+                                       default pieces and those a network or the
+                                       table plays) and levels
+  POST /api/games                      a new game: {"game", "rules", "pieces", "level",
+                                       "side", "hotseat", "seed"} -> {"id", "state",
+                                       "events", "layout"}
   GET  /api/games/ID                   its state
   POST /api/games/ID/throw             the player to move throws
   POST /api/games/ID/move              {"move": index} of the listed legal moves
@@ -135,12 +138,15 @@ def create_app(table=None, models=None) -> Starlette:
         return FileResponse(STATIC / "index.html")
 
     async def list_games(request):
+        def rule_set(name, rules):
+            return {"name": rules, "default_pieces": playable_pieces(name, rules),
+                    "shipped_pieces": shipped_pieces(name, rules),
+                    "table_pieces": (table.game.pieces if table is not None and not
+                                     table.game.differs_from(name, rules=rules) else None)}
+
         return JSONResponse({"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).presentation.sides, "max_pieces": m.MAX_PIECES,
-             "rules": rule_sets(name), "default_pieces": playable_pieces(name),
-             "shipped_pieces": shipped_pieces(name),
-             "table_pieces": (table.game.pieces if table is not None
-                              and table.game.name == name else None)}
+             "rules": [rule_set(name, rules) for rules in rule_sets(name)]}
             for name, m in GAMES.items() if name in web_games()]})   # as registered
 
     async def new_game(request):
@@ -191,8 +197,8 @@ def create_app(table=None, models=None) -> Starlette:
         import markdown
         if name not in GAMES:
             raise HTTPException(404, f"no game {name!r}")
-        return markdown.markdown(get_game(name).presentation.rules_text(), extensions=["tables",
-                                                                        "fenced_code"])
+        return markdown.markdown(get_game(name).presentation.rules_text(),
+                                 extensions=["tables", "toc", "fenced_code"])
 
     async def rules(request):
         return JSONResponse({"html": rules_html(request.path_params["name"])})

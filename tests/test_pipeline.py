@@ -109,7 +109,7 @@ def test_shipped_pipeline_configs_load():
     from pathlib import Path
     folder = Path(__file__).resolve().parent.parent / "configs" / "pipeline"
     names = sorted(p.stem for p in folder.glob("*.yaml"))
-    assert names == ["bearoff10", "quick", "senet4", "ur7"]
+    assert names == ["bearoff10", "quick", "senet4", "ur-blitz5", "ur-masters7", "ur7"]
     for path in folder.glob("*.yaml"):
         config = load_config(path)
         assert config["game"] in ("ur", "senet", "bearoff") and config["report"]["players"]
@@ -144,3 +144,22 @@ def test_each_shipped_model_was_trained_by_its_recipe(model):
             if (section, key) not in PATHS:
                 assert used[section][key] == value, (section, key)
     assert (used["model"].get("init_from") is not None) == (stage != "train")
+
+
+def test_the_solve_stage_takes_a_table_solved_before(tmp_path, tables, capsys):
+    """`tabula pipeline --table FILE`: the table is checked to be of the variant, then
+    linked into the workdir instead of solving again; one of another variant is refused."""
+    small = {**TINY, "datagen": {"games": 50, "uniform": 500, "seed": 1},
+             "train": {**TINY["train"], "trainer": {**TINY["train"]["trainer"],
+                                                    "max_epochs": 1}},
+             "export": {}, "report": {"games": 20, "players": ["random", "net"]}}
+    path = write(tmp_path, small)
+    ur2 = tables[("ur", 2)].path
+    assert main(["pipeline", str(path), "--table", str(tables[("ur", 3)].path)]) == 2
+    assert "pieces=2" in capsys.readouterr().err
+    assert main(["pipeline", str(path), "--table", str(tmp_path / "none.h5")]) == 2
+    assert "no table" in capsys.readouterr().err
+    assert main(["pipeline", str(path), "--table", str(ur2), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["stages"]["solve"]["ran"] and summary["stages"]["report"]["ran"]
+    assert (tmp_path / "work" / "table.h5").samefile(ur2)

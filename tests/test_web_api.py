@@ -1,5 +1,7 @@
 """The web app's JSON API (tabula/web.py): games played through it, and bad requests
 answered with a 4xx and a one-line JSON error, never a 500."""
+import re
+
 import pytest
 from starlette.testclient import TestClient
 
@@ -116,10 +118,14 @@ def test_pages_and_assets_are_served_locally(client):
     assert "http" not in page.text.replace("http-equiv", "")   # nothing from elsewhere
     assert client.get("/static/app.js").status_code == 200
     rules = client.get("/rules/senet")
-    assert rules.status_code == 200 and "<h1>Senet" in rules.text and "<table>" in rules.text
+    assert rules.status_code == 200 and re.search(r"<h1[^>]*>Senet", rules.text)
+    assert "<table>" in rules.text
+    assert 'id="masters-and-blitz"' in client.get("/rules/ur").text   # linkable sections
     games = client.get("/api/games").json()
     ur = next(g for g in games["games"] if g["name"] == "ur")
-    assert ur["table_pieces"] == 3 and 7 in ur["shipped_pieces"]
+    finkel = ur["rules"][0]
+    assert finkel["name"] == "finkel" and finkel["table_pieces"] == 3
+    assert 7 in finkel["shipped_pieces"] and finkel["default_pieces"] == 7
 
 
 def test_a_rule_set_and_the_capture_toy_are_played_through_the_api(tmp_path):
@@ -127,7 +133,9 @@ def test_a_rule_set_and_the_capture_toy_are_played_through_the_api(tmp_path):
     tests) plays through the same app with no code of its own in it."""
     client = TestClient(create_app(), raise_server_exceptions=False)
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
-    assert listed["ur"]["rules"][0] == "finkel" and "tiny" in listed["ur"]["rules"]
+    rules = {r["name"]: r for r in listed["ur"]["rules"]}
+    assert listed["ur"]["rules"][0]["name"] == "finkel" and rules["tiny"]["default_pieces"] == 2
+    assert rules["blitz"]["default_pieces"] == 5 and rules["tiny"]["table_pieces"] is None
     assert "toycapture" in listed
     data = new(client, game="ur", rules="tiny", level="apprentice", seed=2)
     assert data["state"]["pieces"] == 2         # the rule set's own default

@@ -63,12 +63,14 @@ def wait(driver, condition, timeout=10.0):
     raise AssertionError("the page did not get there in time")
 
 
-def start(driver, url, game, pieces, level=None, hotseat=False, seed=None):
+def start(driver, url, game, pieces, level=None, hotseat=False, seed=None, rules=None):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
     driver.get(f"{url}/" + (f"?seed={seed}" if seed is not None else ""))
     wait(driver, lambda: driver.find_elements(By.CSS_SELECTOR, "#game option"))
     Select(driver.find_element(By.ID, "game")).select_by_value(game)
+    if rules:
+        Select(driver.find_element(By.ID, "rules")).select_by_value(rules)
     Select(driver.find_element(By.ID, "pieces")).select_by_value(str(pieces))
     driver.find_element(By.CSS_SELECTOR,
                         f"input[name=mode][value={'hotseat' if hotseat else 'computer'}]").click()
@@ -125,6 +127,29 @@ def test_an_ur_game_to_the_end_with_a_hint_a_capture_and_the_review(browser, ser
     assert browser.find_elements(By.CSS_SELECTOR, "#review svg polyline")
     browser.save_screenshot(str(SHOTS / "ur-review.png"))
     assert hinted
+
+
+def test_masters_draws_its_path_and_plays(browser, server):
+    """The rule set is chosen on the page; the board draws each side's path (16 squares
+    on Masters' path) and marks no rosette safe; a few turns play."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    browser.get(f"{server}/")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "rules")).select_by_value("blitz")
+    assert Select(browser.find_element(By.ID, "pieces")).first_selected_option.text.startswith("5")
+    start(browser, server, "ur", 2, level="apprentice", seed=3, rules="masters")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 20
+    assert len(browser.find_elements(By.CSS_SELECTOR, ".cell.rosette")) == 5
+    assert not browser.find_elements(By.CSS_SELECTOR, ".cell.safe")
+    lines = browser.find_elements(By.CSS_SELECTOR, "#paths polyline")
+    assert [len(line.get_attribute("points").split()) for line in lines] == [16, 16]
+    assert "Masters' path" in browser.find_element(By.ID, "legend").text
+    assert "masters rules" in browser.find_element(By.ID, "log").text
+    for _ in range(6):
+        if step(browser) == "over":
+            break
+    browser.save_screenshot(str(SHOTS / "ur-masters-board.png"))
 
 
 def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):

@@ -1,7 +1,10 @@
 """tabula pipeline: the whole chain for one game variant from one YAML file."""
+import contextlib
 import json
+import sys
+from pathlib import Path
 
-from tabula.pipeline import load_config, run_pipeline
+from tabula.pipeline import PipelineError, load_config, run_pipeline
 
 
 def add_parser(sub):
@@ -16,6 +19,10 @@ def add_parser(sub):
                     "a changed setting reruns that stage and the ones after it. Ends by "
                     "printing the report's summary table.")
     p.add_argument("config", metavar="CONFIG", help="pipeline YAML (configs/pipeline/*.yaml)")
+    p.add_argument("--table", metavar="FILE", default=None,
+                   help="a table of the config's variant solved before (tabula solve): the "
+                        "solve stage takes it instead of solving again, once it is checked "
+                        "to be of the variant and solved at least to the config's tolerance")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=run)
 
@@ -24,7 +31,13 @@ def run(args):
     from tabula.eval.cube_report import cube_summary_table
     from tabula.eval.report import summary_table
     config = load_config(args.config)
-    summary = run_pipeline(config, log=(lambda *_: None) if args.json else print)
+    if args.table is not None and not Path(args.table).is_file():
+        raise PipelineError(f"no table {args.table}")
+    if args.json:   # the stages' own lines go to stderr: stdout holds the JSON alone
+        with contextlib.redirect_stdout(sys.stderr):
+            summary = run_pipeline(config, log=lambda *_: None, table=args.table)
+    else:
+        summary = run_pipeline(config, table=args.table)
     if args.json:
         print(json.dumps(summary))
         return 0

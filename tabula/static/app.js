@@ -25,17 +25,26 @@ function option(select, value, text, selected) {
 
 function fillSetup() {
   const game = games.find((g) => g.name === $("game").value);
-  $("pieces").innerHTML = "";
-  for (let p = 1; p <= game.max_pieces; p++) {
-    const notes = [];
-    if (game.shipped_pieces.includes(p)) notes.push("network");
-    if (game.table_pieces === p) notes.push("table");
-    option($("pieces"), p, notes.length ? `${p} (${notes.join(", ")})` : `${p}`,
-           p === game.default_pieces);
-  }
+  $("rules").innerHTML = "";
+  game.rules.forEach((r, i) => option($("rules"), r.name, i === 0 ? `${r.name} (default)` : r.name));
+  $("rules-choice").hidden = game.rules.length < 2;
+  fillPieces();
   $("side").innerHTML = "";
   game.sides.forEach((s, i) => option($("side"), s, `${s}${i === 0 ? " (throws first)" : ""}`));
   $("rules-link").href = `/rules/${game.name}`;
+}
+
+function fillPieces() {
+  const game = games.find((g) => g.name === $("game").value);
+  const rules = game.rules.find((r) => r.name === $("rules").value);
+  $("pieces").innerHTML = "";
+  for (let p = 1; p <= game.max_pieces; p++) {
+    const notes = [];
+    if (rules.shipped_pieces.includes(p)) notes.push("network");
+    if (rules.table_pieces === p) notes.push("table");
+    option($("pieces"), p, notes.length ? `${p} (${notes.join(", ")})` : `${p}`,
+           p === rules.default_pieces);
+  }
 }
 
 async function start(event) {
@@ -44,7 +53,7 @@ async function start(event) {
   const hotseat = document.querySelector("input[name=mode]:checked").value === "hotseat";
   try {
     const request = {
-      game: $("game").value, pieces: Number($("pieces").value), hotseat,
+      game: $("game").value, rules: $("rules").value, pieces: Number($("pieces").value), hotseat,
       level: document.querySelector("input[name=level]:checked").value, side: $("side").value,
     };
     const seed = new URLSearchParams(location.search).get("seed");   // ?seed=N: the same throws
@@ -56,7 +65,7 @@ async function start(event) {
     $("rules-link-2").href = `/rules/${data.state.game}`;
     const who = hotseat ? "two people at one screen" :
       `you play ${$("side").value} against the computer (${data.level})`;
-    addLog(`${data.state.game} with ${data.state.pieces} pieces a side: ${who}.`);
+    addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} pieces a side: ${who}.`);
     show(data);
   } catch (err) {
     $("setup-error").textContent = err.message;
@@ -87,6 +96,7 @@ function drawBoard() {
     div.id = `cell-${c.id}`;
     div.style.gridRow = c.row + 1; div.style.gridColumn = c.col + 1;
     div.setAttribute("role", "gridcell");
+    if (c.title) div.title = c.title;
     div.innerHTML = `<span class="label">${c.label}</span>`;
     const seat = state.board.cells[c.id];
     if (seat !== undefined) {
@@ -110,6 +120,43 @@ function drawBoard() {
       box.appendChild(div);
     }
   }
+  drawPaths();
+  $("legend").textContent = layout.legend || "";
+}
+
+// Each side's path as a faint line through the centres of its cells, in order, with
+// an arrow at the end (the two are set a little apart where they share tiles).
+function drawPaths() {
+  const {layout} = current;
+  const svg = $("paths");
+  svg.innerHTML = "";
+  if (!layout.paths) return;
+  const box = $("board-box").getBoundingClientRect();
+  svg.setAttribute("width", box.width); svg.setAttribute("height", box.height);
+  const ns = "http://www.w3.org/2000/svg";
+  layout.paths.forEach((cells, seat) => {
+    const shift = seat === 0 ? 5 : -5;
+    const points = cells.map((id) => {
+      const r = $(`cell-${id}`).getBoundingClientRect();
+      return `${r.left - box.left + r.width / 2 + shift},${r.top - box.top + r.height / 2 + shift}`;
+    });
+    const marker = document.createElementNS(ns, "marker");
+    marker.id = `arrow${seat}`;
+    for (const [k, v] of Object.entries({viewBox: "0 0 10 10", refX: 5, refY: 5, markerWidth: 5,
+                                         markerHeight: 5, orient: "auto-start-reverse"})) {
+      marker.setAttribute(k, v);
+    }
+    const head = document.createElementNS(ns, "path");
+    head.setAttribute("d", "M 0 0 L 10 5 L 0 10 z");
+    head.setAttribute("class", `path-line seat${seat}-path`);
+    marker.appendChild(head);
+    svg.appendChild(marker);
+    const line = document.createElementNS(ns, "polyline");
+    line.setAttribute("points", points.join(" "));
+    line.setAttribute("class", `path-line seat${seat}-path`);
+    line.setAttribute("marker-end", `url(#arrow${seat})`);
+    svg.appendChild(line);
+  });
 }
 
 function drawDice() {
@@ -243,6 +290,7 @@ async function init() {
   games = data.games;
   for (const g of games) option($("game"), g.name, g.name);
   $("game").addEventListener("change", fillSetup);
+  $("rules").addEventListener("change", fillPieces);
   fillSetup();
   $("setup-form").addEventListener("submit", start);
   $("throw").addEventListener("click", throwDice);
