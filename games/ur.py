@@ -385,7 +385,10 @@ def _compile_path(path: UrPath) -> SimpleNamespace:
                 if d < OFF:
                     if (me >> (d - 1)) & 1:
                         continue
-                    there = ACROSS[d]
+                    if ACROSS_IS_SAME:   # a constant: Bell's path needs no table
+                        there = d if (SHARED_MASK >> (d - 1)) & 1 else 0
+                    else:
+                        there = ACROSS[d]
                     if there and (opp >> (there - 1)) & 1:
                         if safe_rosettes and (ROSETTE_MASK >> (d - 1)) & 1:
                             continue

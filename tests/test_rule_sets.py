@@ -127,3 +127,52 @@ def test_the_chain_carries_the_rules_to_the_model(tiny_chain, tmp_path, capsys):
     capsys.readouterr()
     assert main(["eval", "regret", "ur", "--rules", "tiny", "--table", str(table_path),
                  "--player", f"net:{model_path}", "--games", "50", "--json", "--quiet"]) == 0
+
+
+def solve_the_reference_rules(rules, pieces):
+    """Winning chances of every position reachable from the start, by value iteration
+    over the moves of tests/reference/ur_rules.py (nothing of the compiled game)."""
+    from tests.reference.ur_rules import legal_moves, rule_switches
+    switches = rule_switches(rules)
+    throws, probs = rules.throws()
+    start = (frozenset(), pieces, frozenset(), pieces)
+    order, seen, options = [start], {start}, {}
+    for state in order:
+        options[state] = [(p, legal_moves(state, int(t), **switches))
+                          for t, p in zip(throws, probs)]
+        passed = (state[2], state[3], state[0], state[1])
+        for nxt in [passed] + [n for _, moves in options[state] for n, _, over in moves
+                               if not over]:
+            if nxt not in seen:
+                seen.add(nxt)
+                order.append(nxt)
+    value = dict.fromkeys(order, 0.5)
+    change = 1.0
+    while change > 1e-10:
+        change = 0.0
+        for state in order:
+            new = 0.0
+            for p, moves in options[state]:
+                if not moves:
+                    new += p * (1 - value[(state[2], state[3], state[0], state[1])])
+                else:
+                    new += p * max(1.0 if over else value[n] if again else 1 - value[n]
+                                   for n, again, over in moves)
+            change = max(change, abs(new - value[state]))
+            value[state] = new
+    return value
+
+
+@pytest.mark.parametrize("rules,pieces", [
+    ("masters", 1), pytest.param("masters", 2, marks=pytest.mark.slow),
+    pytest.param("blitz", 2, marks=pytest.mark.slow)])
+def test_the_table_equals_a_solve_of_the_reference_rules(rules, pieces, tmp_path):
+    game = get_game("ur", pieces, rules)
+    assert main(["solve", "ur", "--rules", rules, "--pieces", str(pieces), "--out",
+                 str(tmp_path / "t.h5"), "--quiet"]) == 0
+    table = open_solution(tmp_path / "t.h5")
+    exact = solve_the_reference_rules(ur.RULE_SETS[rules], pieces)
+    codes = [game.position_from_json({"me": sorted(me), "me_waiting": mw, "opp": sorted(opp),
+                                      "opp_waiting": ow}) for me, mw, opp, ow in exact]
+    assert len(exact) > 1000 * (pieces - 1) + 100
+    assert np.abs(table.values(codes) - np.array(list(exact.values()))).max() <= 1e-6
