@@ -3,6 +3,7 @@ screen, played through tabula/session.py. Input is read line by line, so the gam
 can be driven from a file too."""
 import sys
 
+from .games import rule_sets
 from .session import LEVELS, SessionError
 
 
@@ -49,11 +50,13 @@ class Console:
 def opening(session) -> str:
     game = session.game
     first = f"{game.presentation.sides[0]} throws first"
+    rules = "" if game.rules == rule_sets(game.name)[0] else f" ({game.rules} rules)"
+    variant = f"{game.name}{rules} with {game.pieces} pieces a side"
     if len(session.humans) == 2:
-        return (f"{game.name} with {game.pieces} pieces a side: two people at one screen, "
+        return (f"{variant}: two people at one screen, "
                 f"{game.presentation.sides[0]} against {game.presentation.sides[1]}; {first}.")
     you = game.presentation.sides[min(session.humans)]
-    return (f"{game.name} with {game.pieces} pieces a side: you play {you} against the "
+    return (f"{variant}: you play {you} against the "
             f"computer at level {session.level} ({LEVELS[session.level]}); {first}. Type "
             "'rules' for the rules.")
 

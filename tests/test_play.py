@@ -74,3 +74,15 @@ def test_a_reader_that_goes_away_ends_the_game_quietly():
                           capture_output=True, text=True, executable="/bin/bash")
     assert done.stdout.startswith("ur with 7 pieces") and done.stderr == ""
     assert done.returncode == 0
+
+
+def test_a_masters_game_in_the_terminal(monkeypatch, capsys):
+    """Masters' path is drawn with its squares; a whole game plays, captures included."""
+    code, out = play(monkeypatch, capsys, ["ur", "--rules", "masters", "--pieces", "2",
+                                           "--level", "apprentice", "--seed", "3"],
+                     "1\n" * 600)
+    assert code == 0
+    text = out.out
+    assert text.startswith("ur (masters rules) with 2 pieces a side")
+    assert "Masters' path (16 squares" in text and "16 15" in text
+    assert "light wins" in text or "dark wins" in text
