@@ -147,3 +147,18 @@ def test_a_rule_set_and_the_capture_toy_are_played_through_the_api(tmp_path):
     assert data["layout"]["rows"] == 3
     data, events = play_out(client, data["id"], data)
     assert data["state"]["phase"] == "over"
+
+
+@pytest.mark.parametrize("rules,pieces", [("masters", 7), ("blitz", 5)])
+def test_masters_and_blitz_play_at_every_level_with_their_shipped_networks(rules, pieces):
+    """The shipped networks (models/ur-RULESPIECES.onnx) play and judge each rule set
+    at the three strengths; the layout draws the rule set's path."""
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    listed = next(g for g in client.get("/api/games").json()["games"] if g["name"] == "ur")
+    entry = next(r for r in listed["rules"] if r["name"] == rules)
+    assert entry["shipped_pieces"] == [pieces] and entry["default_pieces"] == pieces
+    for level in ("apprentice", "journeyman", "master"):
+        data = new(client, game="ur", rules=rules, level=level, side="dark", seed=4)
+        assert data["state"]["pieces"] == pieces and data["judge"] is not None
+        assert [len(path) for path in data["layout"]["paths"]] == [16, 16]
+        assert data["events"][0]["kind"] == "throw"   # the computer, light, opened
