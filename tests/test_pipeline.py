@@ -121,7 +121,7 @@ PATHS = {("model", "init_from"), ("data", "path"), ("data", "table"),
 
 
 @pytest.mark.parametrize("model", ["ur7", "ur7.int8", "senet4", "senet4.int8", "bearoff10",
-                                   "bearoff10.int8"])
+                                   "bearoff10.int8", "ur-blitz5", "ur-blitz5.int8"])
 def test_each_shipped_model_was_trained_by_its_recipe(model):
     """models/NAME.json's training config is what configs/pipeline/NAME.yaml gives for its
     last training stage, every key the recipe sets."""
@@ -132,8 +132,9 @@ def test_each_shipped_model_was_trained_by_its_recipe(model):
     root = Path(__file__).resolve().parent.parent
     manifest = json.loads((root / "models" / f"{model}.json").read_text())
     config = load_config(root / "configs" / "pipeline" / f"{model.split('.')[0]}.yaml")
-    game = get_game(config["game"], config["pieces"])
-    assert (manifest["game"], manifest["pieces"]) == (game.name, game.pieces)
+    game = get_game(config["game"], config["pieces"], config["rules"])
+    assert (manifest["game"], manifest["rules"], manifest["pieces"]) == \
+        (game.name, game.rules, game.pieces)
     stage = last_training_stage(config)
     recipe = training_config(game, config, stage, stage_paths(config))
     used = manifest["config"]
