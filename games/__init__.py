@@ -42,8 +42,12 @@ def get_game(name: str, pieces: int | None = None, rules: str | None = None) -> 
 
 
 def pieces_help() -> str:
-    """'ur 1..7, default 7; ...' for every registered game."""
-    return "; ".join(f"{name} 1..{m.MAX_PIECES}, default {m.DEFAULT_PIECES}"
+    """'ur 1..7, default 7 (blitz rules: 5); ...' for every registered game."""
+    def defaults(name, module):
+        other = {rules: get_game(name, rules=rules).pieces for rules in rule_sets(name)[1:]}
+        named = [f"{rules} rules: {p}" for rules, p in other.items() if p != module.DEFAULT_PIECES]
+        return f" ({', '.join(named)})" if named else ""
+    return "; ".join(f"{name} 1..{m.MAX_PIECES}, default {m.DEFAULT_PIECES}{defaults(name, m)}"
                      for name, m in sorted(GAMES.items()))
 
 

@@ -9,6 +9,7 @@ import sys
 
 from tabula.infra import __version__
 from tabula.infra.errors import OneLineErrors
+from tabula.games import rules_help
 from tabula.commands import (datagen, eval, export, moves, pipeline, play, serve, solve, table,
                              train, value, verify)
 
@@ -24,8 +25,9 @@ COMMANDS = [moves, solve, value, table, datagen, train, export, eval, pipeline, 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(
         prog="tabula",
-        description="Solve dice games (Royal Game of Ur, Senet) exactly, distil the "
-                    "solutions into small networks and measure any player against them.")
+        description="Solve dice games exactly, distil the solutions into small networks "
+                    "and measure any player against them. Games and their rule sets: "
+                    f"{rules_help()}.")
     parser.add_argument("--version", action="version", version=f"tabula {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     sub.required = True

@@ -80,3 +80,14 @@ def test_console_command_runs_as_a_process():
     help_text = subprocess.run([sys.executable, "-m", "tabula", "moves", "--help"],
                                capture_output=True, text=True).stdout
     assert "--position" in help_text and "--input" in help_text
+
+
+def test_the_help_names_every_game_and_rule_set_and_their_default_pieces(capsys):
+    """tabula --help lists the registered games with their rule sets; --pieces names a
+    rule set's own default where it is not the game's (Blitz: 5)."""
+    for argv in (["--help"], ["solve", "--help"]):
+        with pytest.raises(SystemExit):
+            main(argv)
+    text = " ".join(capsys.readouterr().out.split())
+    assert "ur: finkel, masters, blitz" in text and "senet: kendall" in text
+    assert "ur 1..7, default 7 (blitz rules: 5" in text   # the tests add "tiny"
