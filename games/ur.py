@@ -133,8 +133,8 @@ class UrRules:
         """The possible throws and their chances."""
         chance = {}
         for marked in range(self.dice + 1):
-            chance[self.throw_of(marked)] = (chance.get(self.throw_of(marked), 0)
-                                             + comb(self.dice, marked) / 2 ** self.dice)
+            throw = self.throw_of(marked)
+            chance[throw] = chance.get(throw, 0) + comb(self.dice, marked) / 2 ** self.dice
         throws = sorted(chance)
         return (np.array(throws, dtype=np.int64),
                 np.array([chance[t] for t in throws], dtype=np.float64))
@@ -158,6 +158,7 @@ def register_rules(rules: UrRules):
     RULE_SETS[rules.name] = rules
 
 
+# the rule sets of RoyalUr.net, as royalur's game settings (tests/test_rule_sets.py)
 for _rules in (FINKEL,
                UrRules("masters", path="masters", dice=3, zero_counts_as=4,
                        safe_rosettes=False),
