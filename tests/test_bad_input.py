@@ -5,6 +5,7 @@ settings."""
 import contextlib
 import io
 import json
+from pathlib import Path
 
 import pytest
 from hypothesis import example, given, settings
@@ -122,6 +123,23 @@ def test_settings_that_are_not_numbers_are_refused(tmp_path, tables, flag):
     assert not out.exists()
     code, _, err = run(["solve", "ur", "--pieces", "2", "--out", str(out), "--tol", "nan"])
     assert refused_in_one_line(code, err) and "finite number" in err, err
+
+
+@pytest.mark.parametrize("sample", ["0", "-1", "1e3", "x"])
+def test_a_sample_that_is_not_a_positive_count_is_refused(tables, sample):
+    table = str(tables[("ur", 2)].path)
+    for command in (["table", "verify", table], ["verify", table]):
+        code, _, err = run([*command, "--sample", sample])
+        assert refused_in_one_line(code, err) and "whole number of positions" in err, err
+
+
+def test_a_named_file_that_does_not_exist_is_refused_not_skipped(tmp_path):
+    """`tabula verify MODEL --data nope.h5` used to say ok (the chain check skipped the
+    missing file as if it had not been named)."""
+    for flag in ("--data", "--table"):
+        model = Path(__file__).resolve().parent.parent / "models" / "ur7.onnx"
+        code, out, err = run(["verify", str(model), flag, str(tmp_path / "nope.h5")])
+        assert refused_in_one_line(code, err) and "no file" in err and not out, err
 
 
 def test_files_of_the_wrong_kind(tmp_path, tables):

@@ -24,6 +24,14 @@ def seed(text: str) -> int:
     return value
 
 
+def sample_size(text: str) -> int:
+    """argparse type of --sample: positions checked per layer, a whole number >= 1."""
+    if not (text.isascii() and text.isdigit() and len(text) <= 12 and int(text) >= 1):
+        raise argparse.ArgumentTypeError(f"a sample is a whole number of positions >= 1, "
+                                         f"not {text[:30]!r}")
+    return int(text)
+
+
 def load_json(text: str, what: str):
     """Parse JSON typed or read by a user, refusing what Python's parser would choke on
     (deep nesting, huge numbers) with one line, and NaN or Infinity."""

@@ -1,6 +1,6 @@
 """tabula table info|verify: what a table file holds, and whether it is sound."""
 
-from .common import print_json_or_text
+from .common import print_json_or_text, sample_size
 
 
 def add_parser(sub):
@@ -22,7 +22,7 @@ def add_parser(sub):
         "verify", help="recompute the SHA-256 and the Bellman residual on a sample of "
                        "every layer (exit status 1 when a check fails)")
     verify.add_argument("file", metavar="FILE", help="a table made by tabula solve (.h5)")
-    verify.add_argument("--sample", type=int, default=100_000,
+    verify.add_argument("--sample", type=sample_size, default=100_000,
                         help="positions checked per layer (all of smaller layers)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(run=run_verify)

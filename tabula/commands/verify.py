@@ -7,7 +7,7 @@ import h5py
 
 from tabula.infra.errors import TabulaError
 
-from .common import print_json_or_text
+from .common import print_json_or_text, sample_size
 
 
 def add_parser(sub):
@@ -26,7 +26,7 @@ def add_parser(sub):
     p.add_argument("file", metavar="FILE", help="table, data set, model or report")
     p.add_argument("--data", metavar="DATA.h5", help="the data set a model was trained on")
     p.add_argument("--table", metavar="TABLE.h5", help="the table the file came from")
-    p.add_argument("--sample", type=int, default=100_000,
+    p.add_argument("--sample", type=sample_size, default=100_000,
                    help="positions per layer whose residual a table check recomputes")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
@@ -93,6 +93,9 @@ def _data(path):
 
 
 def run(args):
+    for given in (args.data, args.table):   # a file named on the command line must exist
+        if given is not None and not Path(given).is_file():
+            raise TabulaError(f"no file {given}")
     kind, path = kind_of(Path(args.file))
     checks = []
 
