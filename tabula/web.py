@@ -42,6 +42,7 @@ from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_mo
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
 MAX_BODY = 10_000     # bytes of a request body
+MAX_NAME = 40         # characters of a name in a request (game, rules, level, side)
 
 
 
@@ -71,6 +72,11 @@ class Games:
         return path, self.loaded[str(path)]
 
     def new(self, request: dict) -> tuple[str, Session]:
+        for field in ("game", "rules", "level", "side"):
+            value = request.get(field)
+            if value is not None and (not isinstance(value, str) or len(value) > MAX_NAME):
+                raise TabulaError(f"{field} must be a name (text of at most {MAX_NAME} "
+                                  "characters)")
         name = request.get("game")
         if name not in GAMES:
             raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
@@ -78,8 +84,6 @@ class Games:
             raise TabulaError(f"{name} is played with the doubling cube, which the web app "
                               f"does not offer yet: play it with tabula play {name}")
         pieces, rules = request.get("pieces"), request.get("rules")
-        if rules is not None and not isinstance(rules, str):
-            raise TabulaError("rules must be the name of a rule set")
         game = get_game(name, playable_pieces(name, rules) if pieces is None else pieces, rules)
         hotseat = request.get("hotseat", False)
         if not isinstance(hotseat, bool):
@@ -104,7 +108,8 @@ class Games:
     def get(self, key: str) -> Session:
         session = self.sessions.get(key)
         if session is None:
-            raise HTTPException(404, f"no game {key!r} (finished long ago, or never started)")
+            raise HTTPException(404, f"no game {key[:MAX_NAME]!r} (finished long ago, or "
+                                     "never started)")
         return session
 
 

@@ -77,6 +77,10 @@ def test_bad_requests_get_a_4xx_and_one_line(client):
            client.post("/api/games", json={"game": "ur", "side": "white"}),
            client.post("/api/games", json={"game": "ur", "level": "god"}),
            client.post("/api/games", json={"game": "ur", "seed": -1}),
+           client.post("/api/games", json={"game": ["ur"]}),        # was a 500
+           client.post("/api/games", json={"game": "ur", "level": {"a": 1}}),   # was a 500
+           client.post("/api/games", json={"game": "ur", "rules": 7}),
+           client.post("/api/games", json={"game": "u" * 5000}),
            client.post("/api/games", content=b"{not json"),
            client.post("/api/games", content=b"[1, 2]"),
            client.post(f"/api/games/{key}/move", json={"move": 0}),       # before the throw
@@ -91,7 +95,9 @@ def test_bad_requests_get_a_4xx_and_one_line(client):
     for response in bad:
         assert 400 <= response.status_code < 500, (response.status_code, response.text)
         error = response.json()["error"]
-        assert error and "\n" not in error
+        assert error and "\n" not in error and len(error) < 300
+    long_id = client.get("/api/games/" + "x" * 10_000)   # not echoed at length
+    assert long_id.status_code == 404 and len(long_id.text) < 300
 
 
 def test_a_finished_game_takes_no_move(client):
