@@ -112,6 +112,8 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
     The perfect_games games are numbered after the exploring ones, so they throw
     other dice."""
     started = time.time()
+    table.values(np.array([table.game.start]))   # a table without values (a one-sided
+                                                 # bear-off table) is refused before any work
     codes_play, kinds_play = self_play(table, games, explore, seed, quiet, alternatives)
     codes_perfect, _ = self_play(table, perfect_games, 0.0, seed, quiet, first_game=games)
     codes_play = np.concatenate([codes_play, codes_perfect])

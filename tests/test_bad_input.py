@@ -142,6 +142,18 @@ def test_a_named_file_that_does_not_exist_is_refused_not_skipped(tmp_path):
         assert refused_in_one_line(code, err) and "no file" in err and not out, err
 
 
+def test_datagen_refuses_a_one_sided_table(tmp_path):
+    """A one-sided bear-off table holds no values to label positions with (it was a
+    KeyError: 'win')."""
+    table, out = tmp_path / "os.h5", tmp_path / "d.h5"
+    assert run(["solve", "bearoff", "--checkers", "2", "--one-sided", "--out", str(table),
+                "--quiet"])[0] == 0
+    code, _, err = run(["datagen", "bearoff", "--checkers", "2", "--table", str(table),
+                        "--out", str(out), "--quiet"])
+    assert refused_in_one_line(code, err) and "one-sided" in err, err
+    assert not out.exists()
+
+
 def test_files_of_the_wrong_kind(tmp_path, tables):
     garbage = tmp_path / "garbage.bin"
     garbage.write_bytes(b"\xff\xfe\x00 not text")
