@@ -73,6 +73,20 @@ def whole_numbers(value) -> bool:
         isinstance(v, int) and not isinstance(v, bool) for v in value)
 
 
+def square_list(obj: dict, side: str, last: int, place: str) -> list:
+    """A position's obj[side]: a list of distinct square numbers 1..last, else a
+    PositionError naming the side (place: "track" or "board", for the message)."""
+    squares = obj[side]
+    if not whole_numbers(squares):
+        raise PositionError(f'"{side}" must be a list of square numbers 1..{last}')
+    bad = [s for s in squares if not 1 <= s <= last]
+    if bad:
+        raise PositionError(f'square {bad[0]} in "{side}" is off the {place} (squares 1..{last})')
+    if len(set(squares)) != len(squares):
+        raise PositionError(f'two pieces of "{side}" on one square')
+    return squares
+
+
 @njit(cache=True)
 def worth(info, value):
     """The mover's winning chance after a move with packed `info`, given `value`, the

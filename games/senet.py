@@ -18,7 +18,7 @@ from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extra
 from .features import bit_planes, concat, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
 from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Encoding, Game, PositionError,
-                   Presentation, check_json_object, whole_numbers)
+                   Presentation, check_json_object, square_list)
 
 NAME = "senet"
 RULES = "kendall"
@@ -204,17 +204,10 @@ def from_json(obj, pieces: int) -> int:
     check_json_object(obj, ("me", "opp"), "a Senet position", '{"me": [...], "opp": [...]}')
     masks = []
     for side in ("me", "opp"):
-        squares = obj[side]
-        if not whole_numbers(squares):
-            raise PositionError(f'"{side}" must be a list of square numbers 1..30')
-        bad = [s for s in squares if not 1 <= s <= SQUARES]
-        if bad:
-            raise PositionError(f'square {bad[0]} in "{side}" is off the board (squares 1..30)')
+        squares = square_list(obj, side, SQUARES, "board")
         if WATER in squares:
             raise PositionError(f'a piece of "{side}" on square 27: '
                                 'the House of Water is always empty')
-        if len(set(squares)) != len(squares):
-            raise PositionError(f'two pieces of "{side}" on one square')
         if not 1 <= len(squares) <= pieces:
             raise PositionError(f'"{side}" has {len(squares)} pieces on the board; '
                                 f'a game in progress has 1..{pieces} (pieces={pieces})')

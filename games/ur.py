@@ -37,7 +37,7 @@ from .combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits, extra
 from .features import bit_planes, concat, field, one_hot, weighted_sum
 from .heuristic import TEMPO, logistic
 from .game import (AGAIN, LAYER_STRIDE, OVER, RULES_DOCS, Encoding, Game, PositionError,
-                   Presentation, check_json_object, whole_numbers)
+                   Presentation, check_json_object, square_list)
 
 NAME = "ur"
 MAX_PIECES = 7
@@ -466,14 +466,7 @@ def from_json(obj, pieces: int, path: UrPath) -> int:
     T = path.track
     masks = []
     for side in ("me", "opp"):
-        squares = obj[side]
-        if not whole_numbers(squares):
-            raise PositionError(f'"{side}" must be a list of square numbers 1..{T}')
-        bad = [s for s in squares if not 1 <= s <= T]
-        if bad:
-            raise PositionError(f'square {bad[0]} in "{side}" is off the track (squares 1..{T})')
-        if len(set(squares)) != len(squares):
-            raise PositionError(f'two pieces of "{side}" on one square')
+        squares = square_list(obj, side, T, "track")
         waiting = obj[f"{side}_waiting"]
         if not isinstance(waiting, int) or isinstance(waiting, bool) or waiting < 0:
             raise PositionError(f'"{side}_waiting" must be a whole number >= 0')
