@@ -143,6 +143,7 @@ def test_a_checkpoint_with_a_pickle_payload_is_refused_and_never_runs(tmp_path, 
     assert main(["export", str(evil), "--out", str(tmp_path / "m.onnx")]) == 2
     err = capsys.readouterr().err
     assert "not a checkpoint tabula can read safely" in err and len(err.splitlines()) == 1
+    assert "never loads" in err and "weights_only" not in err   # not torch's unsafe advice
     from tabula.training.model import ModelError, ValueNet
     with pytest.raises(ModelError, match="read safely"):
         ValueNet("ur", 2, [8], init_from=str(evil))

@@ -386,6 +386,7 @@ def test_searched_worths_are_the_search_players(tables, ur3_run):
     (["--model.lr", "0"], "model.lr must be more than 0"),
     (["--data.batch_size", "0"], "data.batch_size must be at least 1"),
     (["--patience", "-1"], "patience must be 0 or more"),
+    (["--seed_everything", "-1"], "seed_everything must be 0..4294967295"),
 ])
 def test_bad_settings_are_one_line_without_lightnings_banners(ur3_data, tmp_path, capsys,
                                                                 setting, message):

@@ -184,11 +184,18 @@ def run(argv) -> int:
     _check_config_files(argv)
     held = HeldBack()
     try:
-        cli = TrainCLI(ValueNet, ValueData, run=False, args=argv,
-                       seed_everything_default=TrainSettings.seed,
-                       trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
-                       parser_class=OneLineParser,
-                       parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
+        try:
+            cli = TrainCLI(ValueNet, ValueData, run=False, args=argv,
+                           seed_everything_default=TrainSettings.seed,
+                           trainer_defaults={"default_root_dir": "runs/train", "max_epochs": 20},
+                           parser_class=OneLineParser,
+                           parser_kwargs={"prog": "tabula train", "description": DESCRIPTION})
+        except ValueError as err:   # Lightning seeds while it sets up: a seed out of bounds
+            if "not in bounds" not in str(err):
+                raise
+            low, high = TrainSettings.LIMITS["seed"]
+            raise DataError(f"seed_everything must be {low}..{high} (or true: a random "
+                            f"seed), not {str(err).split()[0]}") from None
         check_settings(cli)
         _check_pairing(cli.model, cli.datamodule)
         ckpt = cli.config["ckpt_path"]

@@ -1,7 +1,9 @@
 """The value network: the game's features of packed position codes, then an MLP
 giving the logit of the mover's winning chance (for race tables, one logit for each
 value the table gives: solver/values.py)."""
+import pickle
 import sys
+import warnings
 
 import lightning as L
 import torch
@@ -65,9 +67,17 @@ def read_checkpoint(path) -> dict:
     """A checkpoint's contents, read with torch's weights-only unpickler: a file that
     would run code (a pickle with a payload) is refused, never executed."""
     try:
-        raw = torch.load(path, map_location="cpu", weights_only=True)
+        with warnings.catch_warnings():   # torch's warnings about the file: said below
+            warnings.simplefilter("ignore")
+            raw = torch.load(path, map_location="cpu", weights_only=True)
     except FileNotFoundError:
         raise ModelError(f"no checkpoint file {path}") from None
+    except pickle.UnpicklingError as err:   # torch's text advises loading it unsafely
+        said = ("it holds Python objects besides weights (a pickle that could run code "
+                "when loaded), which tabula never loads" if "GLOBAL" in str(err)
+                else "not a file of weights torch wrote")
+        raise ModelError(f"{path} is not a checkpoint tabula can read safely: {said}") \
+            from None
     except Exception as err:  # noqa: BLE001 - any unreadable file gets one line
         raise ModelError(f"{path} is not a checkpoint tabula can read safely "
                          f"({_first_line(err)})") from None
