@@ -14,6 +14,7 @@ from numba import njit, prange
 
 from tabula.infra.batch import unrank_many
 from tabula.games.game import layer_id
+from tabula.games.loop import start_positions
 from tabula.infra.rng import cumulative, stream_key, uniform
 from tabula.infra.progress import Progress
 from tabula.infra.manifest import stamp
@@ -56,7 +57,8 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
             else:
                 counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws,
                                     cum_probs, g.max_moves, table.flat, table.offsets,
-                                    np.int64(g.start), seed, first, explore, alternatives,
+                                    start_positions(g, seed, np.arange(first, first + n)),
+                                    seed, first, explore, alternatives,
                                     capacity, out, kinds)
             if (counts >= 0).all():
                 break

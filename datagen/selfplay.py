@@ -15,12 +15,13 @@ from tabula.solver.bellman import best_move
 
 @njit(parallel=True, cache=True)
 def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat, offsets,
-               start, seed, first_game, explore, alternatives, capacity, out, kinds):
+               starts, seed, first_game, explore, alternatives, capacity, out, kinds):
     """Play games first_game .. first_game + n - 1 (n = len(out) // capacity); game i
-    writes its positions to out[i * capacity:] and returns its count in counts[i]
-    (-1 if it met more than `capacity` positions). Each game explores with its own
-    rate explore * u, u uniform in [0, 1): at a decision with two or more moves it
-    plays a uniformly random one with that probability, otherwise the best.
+    starts from starts[i], writes its positions to out[i * capacity:] and returns
+    its count in counts[i] (-1 if it met more than `capacity` positions). Each game
+    explores with its own rate explore * u, u uniform in [0, 1): at a decision with
+    two or more moves it plays a uniformly random one with that probability,
+    otherwise the best.
     kinds[k] is 0 for a position met; with `alternatives`, the positions the other
     moves of each decision would have led to (the game not ended) follow with 2."""
     n_games = len(out) // capacity
@@ -31,7 +32,7 @@ def play_games(moves, mirror, layer_of, rank, throws, cum_probs, max_moves, flat
         infos = np.empty(max_moves, dtype=np.int64)
         rate = explore * uniform(key, 0)
         counter = 1
-        code = start
+        code = starts[i]
         n = 0
         while True:
             if n == capacity:

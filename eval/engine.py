@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit, prange
 
-from tabula.games.loop import advance_many
+from tabula.games.loop import advance_many, start_positions
 from tabula.infra.rng import cumulative, draw_throw, stream_key, uniform
 
 
@@ -80,7 +80,7 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     keys = np.array([stream_key(seed, s) for s in throw_streams], dtype=np.uint64)
     player_keys = np.array([stream_key(seed, PLAYER_STREAM + g) for g in range(n)],
                            dtype=np.uint64)
-    codes = np.full(n, game.start, dtype=np.int64)
+    codes = start_positions(game, seed, throw_streams)
     owner = np.asarray(first, dtype=np.int64).copy()
     turns = np.zeros(n, dtype=np.int64)
     winners = np.full(n, -1, dtype=np.int64)

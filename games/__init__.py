@@ -5,7 +5,7 @@ A game module offers NAME, DEFAULT_PIECES, MAX_PIECES and make(pieces) -> Game
 registered here, and a test registers a toy game the same way.
 """
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
-from . import bearoff, senet, ur
+from . import bearoff, einstein, senet, ur
 from .game import Game, PositionError, Race
 
 GAMES = {}
@@ -59,6 +59,7 @@ def rules_help() -> str:
 register(ur)
 register(senet)
 register(bearoff)
+register(einstein)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "get_game", "pieces_help", "register",
            "rule_sets", "rules_help"]

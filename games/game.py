@@ -174,6 +174,15 @@ class Race:
 
 
 @dataclass(frozen=True)
+class Setup:
+    """What a game whose sides arrange their pieces before play (EinStein) also
+    offers: the arrangements a side may choose (the same for both sides), and the
+    start position of each pair, the side that throws first to throw."""
+    arrangements: tuple       # each a tuple (piece numbers on the start squares, in order)
+    start: Callable           # (first side's arrangement, the other's) -> code
+
+
+@dataclass(frozen=True)
 class Encoding:
     """How a network sees a position: features(codes) -> float32 (n, n_features), of a
     torch int64 batch of codes (games/features.py)."""
@@ -203,9 +212,18 @@ class Presentation:
     rules_file: Path             # the rules for people (Markdown)
     position_kinds: Callable | None = None   # code -> names of what marks the position
                                              # (for decision sets: datagen/decision_set.py)
+    win_words: str = "bears off the last piece and wins"   # what a winning move does
+    named_by_board: bool = False  # a seat's squares are named by the board's cells, the
+                                  # same for both seats (EinStein), not by its own track
 
-    def square_label(self, square: int) -> str:
+    def square_label(self, square: int, seat: int = 0) -> str:
+        """A square's name in a move of `seat` (0: the side that throws first)."""
+        if self.named_by_board:
+            return self._cell_labels()[self.cell(seat, square)]
         return self.square_names.get(square, str(square))
+
+    def _cell_labels(self) -> dict:
+        return {c["id"]: c["label"] for c in self.layout["cells"]}
 
     def board(self, code: int, first_to_throw: bool) -> str:
         """The board in plain text; first_to_throw: whether the player about to throw
@@ -252,6 +270,7 @@ class Game:
                                                           # reaches (see the top)
     capabilities: Capabilities = Capabilities()
     race: "Race | None" = None   # for games whose sides never meet (solver/two_sided.py)
+    setup: "Setup | None" = None  # for games whose sides arrange their pieces first
 
     def describe(self) -> str:
         """'ur (finkel rules, pieces=7)': the variant, as messages name it."""

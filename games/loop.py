@@ -4,12 +4,34 @@ that won: the game is over. Otherwise the turn passes unless the mover throws ag
 
 `advance` is used by every loop that plays games: random play (datagen.sampling),
 self-play (datagen), the lockstep engine (eval, through `advance_many`) and the
-terminal game.
+terminal game; `start_positions` says where the games of self-play and the engine
+begin.
 """
 import numpy as np
 from numba import njit, prange
 
+from tabula.infra.rng import below, stream_key
+
 from .game import AGAIN, OVER
+
+SETUP_STREAMS = 1 << 40   # the random set-ups draw from streams of their own
+
+
+def start_positions(game, seed: int, games) -> np.ndarray:
+    """Where each game (by number: a duplicate pair shares its number) begins:
+    game.start, or, in a game whose sides arrange their pieces first (game.setup), a
+    pair of arrangements drawn at random, every pair alike (the rules' random set-up),
+    the same for a game's number and seed wherever it is played."""
+    games = np.asarray(games, dtype=np.int64)
+    if game.setup is None:
+        return np.full(len(games), game.start, dtype=np.int64)
+    arrangements = game.setup.arrangements
+    starts = np.empty(len(games), dtype=np.int64)
+    for i, number in enumerate(games):
+        key = np.uint64(stream_key(seed, SETUP_STREAMS + number))
+        first, second = (below(key, c, len(arrangements)) for c in (0, 1))
+        starts[i] = game.setup.start(arrangements[first], arrangements[second])
+    return starts
 
 
 @njit(cache=True)

@@ -151,8 +151,12 @@ class Session:
     met: list = field(default_factory=list)    # (code, seat to throw) at every throw
 
     def __post_init__(self):
-        self.code = self.game.start
         self.rng = np.random.default_rng(self.seed)
+        self.code = self.game.start
+        if self.game.setup is not None:   # both sides' set-ups drawn at random
+            arrangements = self.game.setup.arrangements
+            first, second = self.rng.integers(len(arrangements), size=2)
+            self.code = self.game.setup.start(arrangements[first], arrangements[second])
 
     @property
     def over(self) -> bool:
@@ -165,9 +169,11 @@ class Session:
     def side(self, seat: int) -> str:
         return self.game.presentation.sides[seat]
 
-    def describe(self, move) -> str:
+    def describe(self, move, seat: int | None = None) -> str:
+        """'from -> to' of a move of `seat` (the seat to play if None)."""
         label = self.game.presentation.square_label
-        return f"{label(move['from'])} -> {label(move['to'])}"
+        seat = self.seat if seat is None else seat
+        return f"{label(move['from'], seat)} -> {label(move['to'], seat)}"
 
     # -- playing -------------------------------------------------------------
     def roll(self) -> list[dict]:
@@ -203,7 +209,7 @@ class Session:
                                            self.judge.worths(self.game, self.moves)))
         said = self.game.presentation.events(self.code, move)
         if move["over"]:
-            said.append("bears off the last piece and wins")
+            said.append(self.game.presentation.win_words)
         elif move["again"]:
             said.append("throws again")
         text = f"{self.side(self.seat)} plays {self.describe(move)}"
@@ -295,8 +301,8 @@ class Session:
                 "points_given_away": float(100 * losses.sum()) if len(mine) else 0.0,
                 "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
                 "worst": [{"turn": d.turn, "throw": d.throw,
-                           "played": self.describe(d.moves[d.chosen]),
-                           "better": self.describe(d.moves[int(np.argmax(d.worths))]),
+                           "played": self.describe(d.moves[d.chosen], d.seat),
+                           "better": self.describe(d.moves[int(np.argmax(d.worths))], d.seat),
                            "loss_points": float(100 * d.loss)}
                           for d in worst if d.loss > ERROR_THRESHOLD],
                 "chances": chances}

@@ -22,10 +22,22 @@ WHOLE = 300_000      # layers up to this size are enumerated whole
 SAMPLE = 20_000      # positions sampled from larger ones
 SOLVE_LIMIT = 20_000  # the smallest variant is solved both ways if it has at most this many
 
+
+
+def playable(name, pieces, rules) -> bool:
+    """Whether the rule set takes that many pieces (EinStein's 2x2 board takes one)."""
+    try:
+        get_game(name, pieces, rules)
+    except PositionError:
+        return False
+    return True
+
+
 VARIANTS = [(name, pieces, None) for name, module in sorted(GAMES.items())  # 1..7, the most
             for pieces in sorted({*range(1, min(module.MAX_PIECES, 7) + 1), module.MAX_PIECES})]
 VARIANTS += [(name, pieces, rules) for name in sorted(GAMES)   # other rule sets: 1..3
-             for rules in rule_sets(name)[1:] for pieces in range(1, 4)]
+             for rules in rule_sets(name)[1:] for pieces in range(1, 4)
+             if playable(name, pieces, rules)]
 
 
 def positions(game, seed=0):

@@ -50,12 +50,22 @@ def load_json(text: str, what: str):
         raise PositionError(f"{what} is not valid JSON ({str(err).splitlines()[0]})") from None
 
 
+def board_rules(text: str) -> str:
+    """--board N: the rule set of an N x N board ('NxN')."""
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"the board's size is a whole number, not {text[:20]!r}")
+    return f"{int(text)}x{int(text)}"
+
+
 def add_game_arguments(parser):
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
-    parser.add_argument("--pieces", "--checkers", type=int, default=None, dest="pieces",
-                        help=f"pieces (checkers) a side ({pieces_help()})")
+    parser.add_argument("--pieces", "--checkers", "--cubes", type=int, default=None,
+                        dest="pieces", help=f"pieces (checkers, cubes) a side ({pieces_help()})")
     parser.add_argument("--rules", metavar="NAME", default=None,
                         help=f"the rule set, the game's first by default ({rules_help()})")
+    parser.add_argument("--board", metavar="N", type=board_rules, dest="rules",
+                        help="the same as --rules NxN, for games whose rule sets are board "
+                             "sizes (einstein: --board 3 is --rules 3x3)")
 
 
 def game_from_args(args):

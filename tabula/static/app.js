@@ -79,9 +79,11 @@ function addLog(text) {
   li.scrollIntoView({block: "nearest"});
 }
 
-function piece(seat) {
+// a piece of a seat; label: the number on it (EinStein's cubes), if any
+function piece(seat, label) {
   const d = document.createElement("div");
   d.className = `piece seat${seat}`;
+  if (label !== undefined) d.textContent = label;
   return d;
 }
 
@@ -99,9 +101,11 @@ function drawBoard() {
     if (c.title) div.title = c.title;
     div.innerHTML = `<span class="label">${c.label}</span>`;
     const seat = state.board.cells[c.id];
+    const label = (state.board.labels || {})[c.id];
     if (seat !== undefined) {
-      div.appendChild(piece(seat));
-      div.setAttribute("aria-label", `square ${c.label}: ${state.sides[seat]}`);
+      div.appendChild(piece(seat, label));
+      const what = label === undefined ? state.sides[seat] : `${state.sides[seat]} ${label}`;
+      div.setAttribute("aria-label", `square ${c.label}: ${what}`);
     } else {
       div.setAttribute("aria-label", `square ${c.label}`);
     }
