@@ -421,6 +421,12 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
         numba.set_num_threads(threads)
     units = unit_order(game, max_total)
     layers = [layer for unit in units for layer in dict.fromkeys(unit)]
+    too_large = [L for L, M in units
+                 if game.layer_size(*L) + (game.layer_size(*M) if M != L else 0) >= MAX_INDEX]
+    if too_large:   # refused before any work, not after the smaller units are solved
+        raise SolveError(f"{game.describe()} is too large to solve: its layer {too_large[-1]} "
+                         f"has {game.layer_size(*too_large[-1]):,} positions (a layer and its "
+                         f"mirror may hold fewer than {MAX_INDEX:,} in all); try fewer pieces")
     meta = {"game": game.name, "rules": game.rules, "pieces": game.pieces, "tolerance": tol,
             "max_total": max_total}
     checkpoint = Checkpoint(out, meta, {p: game.layer_size(*p) for p in layers})

@@ -290,3 +290,9 @@ def test_games_start_from_set_ups_drawn_at_random():
     assert len(counts) == 36 and counts.min() > 60 and counts.max() < 145   # 100 expected
     ur = get_game("ur", 3)
     assert (start_positions(ur, 7, np.arange(10)) == ur.start).all()
+
+
+def test_the_standard_game_is_refused_by_the_solver_before_any_work(tmp_path, capsys):
+    assert main(["solve", "einstein", "--out", str(tmp_path / "e.h5")]) == 2
+    assert "too large to solve: its layer (6, 6)" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())
