@@ -152,6 +152,22 @@ def test_masters_draws_its_path_and_plays(browser, server):
     browser.save_screenshot(str(SHOTS / "ur-masters-board.png"))
 
 
+def test_einstein_on_the_3x3_board_to_the_end_with_numbered_cubes(browser, server):
+    """The board of the chosen size, each cube showing its number; a whole game plays by
+    clicking the ringed cubes, and ends with a win."""
+    from selenium.webdriver.common.by import By
+    start(browser, server, "einstein", 3, level="apprentice", seed=2, rules="3x3")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 9
+    numbers = sorted(p.text for p in browser.find_elements(By.CSS_SELECTOR, "#board .piece"))
+    assert numbers == ["1", "1", "2", "2", "3", "3"]
+    browser.save_screenshot(str(SHOTS / "einstein-board.png"))
+    for _ in range(200):
+        if step(browser) == "over":
+            break
+    assert "wins" in browser.find_element(By.ID, "status").text
+    assert "cube" in browser.find_element(By.ID, "log").text
+
+
 def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
