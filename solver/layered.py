@@ -32,6 +32,7 @@ from tabula.games.game import N_LAYER_IDS, layer_id, layer_pair
 from tabula.solver import hugepages, kernels
 from tabula.solver.settings import SolveSettings
 from tabula.solver.table import layer_crc32, write_table
+from tabula.infra.atomic import write_atomic
 from tabula.infra.progress import Progress
 from tabula.infra.provenance import peak_memory_bytes
 
@@ -343,7 +344,7 @@ class Checkpoint:
                 raise SolveError(f"{self.dir} holds a solve with other settings "
                                  f"({found}); remove it or choose another --out")
         else:
-            _write_atomic(meta_path, json.dumps(meta).encode())
+            write_atomic(meta_path, json.dumps(meta).encode())
 
     def has(self, layer) -> bool:
         """Whether the layer is there whole: its figures readable, its values of the
@@ -370,7 +371,7 @@ class Checkpoint:
             np.save(handle, values)
         os.replace(tmp, self.dir / f"{stem}.npy")
         stats = {**stats, "crc32": layer_crc32(values)}
-        _write_atomic(self.dir / f"{stem}.json", json.dumps(stats).encode())
+        write_atomic(self.dir / f"{stem}.json", json.dumps(stats).encode())
 
     def discard(self, layer):
         """Drop a layer's values (its unit is solved again if the solve restarts)."""
@@ -378,12 +379,6 @@ class Checkpoint:
 
     def remove(self):
         shutil.rmtree(self.dir)
-
-
-def _write_atomic(path: Path, data: bytes):
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 def _lower_values(game, L, M, checkpoint):

@@ -142,9 +142,9 @@ class Table:
             game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
                             str(self.attrs["rules"]))
             layers = [tuple(int(x) for x in p) for p in json.loads(self.attrs["layers"])]
-        except (ValueError, TypeError, TabulaError) as err:
-            raise TableError(f"{self.path} has broken attributes ({err})") from None
-        max_total = int(self.attrs.get("max_total", -1))
+            max_total = int(self.attrs.get("max_total", -1))
+        except (ValueError, TypeError, RecursionError, TabulaError) as err:
+            raise TableError(f"{self.path} has broken attributes ({str(err)[:200]})") from None
         expected = game.solved_layers(None if max_total < 0 else max_total)
         if sorted(layers) != sorted(expected):
             raise TableError(f"{self.path} holds layers {sorted(layers)} but {game.name} with "
@@ -160,7 +160,13 @@ class Table:
 
     def _check_values(self):
         """Each layer against its recorded CRC-32 (tables written before those were
-        recorded: all values against the file's SHA-256)."""
+        recorded: all values against the file's SHA-256), and every value a winning
+        chance: a file written with other values and a checksum to match is refused."""
+        for p in self.layers:
+            values = self.layer(*p)
+            if len(values) and not (values.min() >= 0.0 and values.max() <= 1.0):
+                raise TableError(f"{self.path}: layer {p} holds values that are not winning "
+                                 "chances (outside 0..1, or not numbers): solve again")
         if all("crc32" in self.layer_attrs[p] for p in self.layers):
             for p in self.layers:
                 if layer_crc32(self.layer(*p)) != self.layer_attrs[p]["crc32"]:

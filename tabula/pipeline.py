@@ -27,6 +27,7 @@ from tabula.datagen.settings import DatagenSettings
 from tabula.eval.settings import ReportSettings
 from tabula.export.settings import ExportSettings
 from tabula.games import get_game
+from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
 from tabula.solver.settings import SolveSettings
 from tabula.training.settings import TrainSettings
@@ -145,7 +146,15 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
     work = Path(config["workdir"])
     work.mkdir(parents=True, exist_ok=True)
     state_path = work / "stages.json"
-    state = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    state = {}
+    if state_path.is_file():
+        try:
+            state = json.loads(state_path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            log(f"{state_path} is damaged: every stage runs again")
+        if not isinstance(state, dict) or not all(isinstance(v, dict) for v in state.values()):
+            log(f"{state_path} is not a record of stages: every stage runs again")
+            state = {}
     game = get_game(config["game"], config["pieces"], config["rules"])
     paths = stage_paths(config)
     actions = {"solve": partial(_take_table, table) if table else _solve, "datagen": _datagen,
@@ -172,7 +181,7 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
             state[stage] = {"stamp": stamp, "seconds": time.time() - started}
             for later in STAGES[STAGES.index(stage) + 1:]:
                 state.pop(later, None)
-            state_path.write_text(json.dumps(state, indent=2) + "\n")
+            write_atomic(state_path, json.dumps(state, indent=2) + "\n")
             log(f"[{stage}] done in {state[stage]['seconds']:.1f} s: {paths[stage]}")
             summary["stages"][stage] = {"path": str(paths[stage]), "ran": True,
                                         "seconds": state[stage]["seconds"]}
@@ -246,7 +255,7 @@ def _run_training(train_config, root):
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
     config_path = root.with_suffix(".yaml")
-    config_path.write_text(yaml.safe_dump(train_config, sort_keys=False))
+    write_atomic(config_path, yaml.safe_dump(train_config, sort_keys=False))
     run(["--config", str(config_path)])
 
 

@@ -30,6 +30,7 @@ def damage(path, change):
     (lambda f: f["layers/2_2"].__setitem__(slice(0, 100), 0.0), "checksum differs"),
     (lambda f: f.attrs.__setitem__("pieces", 3), "holds layers"),
     (lambda f: f.attrs.__setitem__("layers", "[[1, 1], [2"), "broken attributes"),
+    (lambda f: f.attrs.__setitem__("max_total", "abc"), "broken attributes"),
     (lambda f: f.attrs.__delitem__("game"), "incomplete"),
     (lambda f: f.attrs.__setitem__("rules", "murray"), "no rule set 'murray'"),
 ])
@@ -53,18 +54,24 @@ def test_a_layer_stored_in_float64_is_refused(table_copy):
         Table(table_copy)
 
 
-def test_verify_fails_a_table_with_a_nan_even_with_a_matching_checksum(table_copy, capsys):
+@pytest.mark.parametrize("bad", [np.nan, 2.0, -0.5, np.inf])
+def test_a_table_of_values_that_are_not_chances_is_refused_despite_its_checksum(
+        table_copy, capsys, bad):
     from tabula.solver.table import layer_crc32
 
     def poison(f):
         values = f["layers/2_1"][:]
-        values[3] = np.nan
+        values[3] = bad
         f["layers/2_1"][:] = values
         f["layers/2_1"].attrs["crc32"] = layer_crc32(values)
     damage(table_copy, poison)
-    assert main(["verify", str(table_copy), "--json"]) == 1
-    result = json.loads(capsys.readouterr().out)
-    assert "values_ok False" in result["checks"][0]["detail"]
+    with pytest.raises(TableError, match="not winning chances"):
+        Table(table_copy)
+    assert main(["value", "ur", "--pieces", "2", "--table", str(table_copy), "--position",
+                 "start"]) == 2
+    assert "not winning chances" in capsys.readouterr().err
+    assert main(["verify", str(table_copy), "--json"]) != 0
+    assert "not winning chances" in capsys.readouterr().out
 
 
 def test_a_damaged_data_file_is_refused(ur3_data, tmp_path):

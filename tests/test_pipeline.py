@@ -95,6 +95,12 @@ def test_chain_runs_skips_and_reruns_what_changed(tmp_path, capsys):
     assert 0 < tested["train_records"] == perfect < data.sizes["train"]
     assert "![polish: learning curve]" in (report / "REPORT.md").read_text()
 
+    (tmp_path / "work" / "stages.json").write_text('{"solve": ')   # a damaged record
+    lines = rerun(tmp_path, polished)
+    assert lines[0].endswith("stages.json is damaged: every stage runs again")
+    assert ran(lines) == ["solve", "datagen", "train", "finetune", "polish", "export", "report"]
+    assert json.loads((tmp_path / "work" / "stages.json").read_text())["report"]["stamp"]
+
 
 def test_bad_configs_fail_clearly(tmp_path):
     with pytest.raises(PipelineError, match="unknown key"):
@@ -109,10 +115,12 @@ def test_shipped_pipeline_configs_load():
     from pathlib import Path
     folder = Path(__file__).resolve().parent.parent / "configs" / "pipeline"
     names = sorted(p.stem for p in folder.glob("*.yaml"))
-    assert names == ["bearoff10", "quick", "senet4", "ur-blitz5", "ur-masters7", "ur7"]
+    assert names == ["bearoff10", "einstein3", "quick", "senet4", "ur-blitz5", "ur-masters7",
+                     "ur7"]
     for path in folder.glob("*.yaml"):
         config = load_config(path)
-        assert config["game"] in ("ur", "senet", "bearoff") and config["report"]["players"]
+        assert config["game"] in ("ur", "senet", "bearoff", "einstein")
+        assert config["report"]["players"]
 
 
 # the path-like settings differ between the machine that trained and the recipe's workdir
