@@ -24,6 +24,7 @@ from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields
+from tabula.solver.values import value_ranges
 
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1
@@ -82,6 +83,23 @@ class DataFile:
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise DataError(f"{self.path} holds positions of {self.game.describe()}, {other}")
+        self._check_labels()
+
+    def _check_labels(self):
+        """Every label within its value's range (a chance in 0..1, an equity within the
+        game's bound), and no code negative: a file written with other labels and a
+        checksum to match is refused, not trained on."""
+        low, high = (np.array(bound, dtype=np.float32).reshape(1, -1)
+                     for bound in value_ranges(self.game))
+        for split in SPLITS:
+            values = self.read(split, "values").reshape(self.sizes[split], -1)
+            if values.shape[1] != low.shape[1] or not (
+                    (values >= low - 1e-6) & (values <= high + 1e-6)).all():
+                raise DataError(f"{self.path}: {split} holds labels that are not values of "
+                                f"{self.game.describe()} (out of range, or not numbers): "
+                                "make it again")
+            if len(values) and self.read(split, "codes").min() < 0:
+                raise DataError(f"{self.path}: {split} holds codes that are no position")
 
     def _check(self, f):
         """Every dataset against its recorded CRC-32 (files written before those were

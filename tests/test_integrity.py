@@ -86,6 +86,29 @@ def test_a_damaged_data_file_is_refused(ur3_data, tmp_path):
         DataFile(path)
 
 
+@pytest.mark.parametrize("key,bad,message", [("values", np.nan, "labels that are not values"),
+                                              ("values", 2.0, "labels that are not values"),
+                                              ("codes", -1, "codes that are no position")])
+def test_a_data_file_of_impossible_labels_is_refused_despite_its_checksum(
+        ur3_data, tmp_path, capsys, key, bad, message):
+    import zlib
+    path = tmp_path / "d.h5"
+    shutil.copy(ur3_data, path)
+
+    def poison(f):
+        ds = f["train"][key]
+        data = ds[:]
+        data[5] = bad
+        ds[:] = data
+        ds.attrs["crc32"] = zlib.crc32(np.ascontiguousarray(data))
+    damage(path, poison)
+    with pytest.raises(DataError, match=message):
+        DataFile(path)
+    assert main(["verify", str(path)]) != 0
+    said = capsys.readouterr()
+    assert message in said.out + said.err
+
+
 def test_a_damaged_checkpoint_layer_is_solved_again(tables, tmp_path):
     """As if a solve had been stopped after its first units, whose layer files were then
     changed or cut short: those layers are solved again, and the table comes out right."""
