@@ -296,3 +296,20 @@ def test_the_standard_game_is_refused_by_the_solver_before_any_work(tmp_path, ca
     assert main(["solve", "einstein", "--out", str(tmp_path / "e.h5")]) == 2
     assert "too large to solve: its layer (6, 6)" in capsys.readouterr().err
     assert not any(tmp_path.iterdir())
+
+
+def test_the_shipped_network_plays_the_5x5_board_at_every_strength():
+    """With no cubes named, the web app plays the variant of the shipped network
+    (models/einstein3.onnx, 3 cubes) at each strength, and judges with it."""
+    from starlette.testclient import TestClient
+
+    from tabula.web import create_app
+    from tests.test_web_api import new
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    listed = next(g for g in client.get("/api/games").json()["games"] if g["name"] == "einstein")
+    standard = next(r for r in listed["rules"] if r["name"] == "5x5")
+    assert standard["shipped_pieces"] == [3] and standard["default_pieces"] == 3
+    for level in ("apprentice", "journeyman", "master"):
+        data = new(client, game="einstein", level=level, side="blue", seed=4)
+        assert data["state"]["pieces"] == 3 and data["judge"] is not None
+        assert data["events"][0]["kind"] == "throw"   # the computer, red, opened

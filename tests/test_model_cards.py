@@ -17,7 +17,11 @@ from tabula.export.model_file import OnnxValueModel
 ROOT = Path(__file__).resolve().parent.parent
 # per card: what its Python example prints, the move its examples pick, the position
 # its examples value first (JSON) and the word of the JavaScript output holding that value
-CARDS = {"ur7": {"python": "the first player wins 51.6%", "play": "4 -> 7", "word": 3,
+CARDS = {"einstein3": {"python": "red, first to throw, wins 60.3%", "play": "(2,2) -> (3,3)",
+                       "word": 2, "first": "start",
+                       "decides": {"me": {"1": [2, 2], "3": [1, 3]},
+                                   "opp": {"1": [3, 3], "2": [4, 2]}}},
+         "ur7": {"python": "the first player wins 51.6%", "play": "4 -> 7", "word": 3,
                  "first": "start", "decides": {"me": [4, 6], "me_waiting": 5,
                                                "opp": [7, 8], "opp_waiting": 5}},
          "ur-blitz5": {"python": "the first player wins 50.4%", "play": "4 -> 7", "word": 3,
