@@ -85,8 +85,10 @@ def verify_report(folder: Path) -> dict:
         raise TabulaError(f"{folder} holds no results.json: not a report (tabula eval report)")
     try:
         provenance = json.loads(results.read_text()).get("provenance", {})
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, UnicodeDecodeError, RecursionError):
         raise TabulaError(f"{results} is not a report's JSON") from None
+    if not isinstance(provenance, dict):
+        raise TabulaError(f"{results} is not a report's JSON (its provenance is no mapping)")
     missing = missing_fields(provenance)
     absent = [name for name in ("REPORT.md", "loss_per_game.png", "loss_distribution.png")
               if not (folder / name).is_file()]

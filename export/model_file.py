@@ -12,6 +12,7 @@ from tabula.solver.values import value_names, value_ranges
 
 
 FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
+FIRST_WEIGHT = "net.mlp.0.weight"   # the first layer's weights, (width, features)
 OUTPUT_MEANING = "probability that the player about to throw wins"
 RACE_OUTPUT_MEANING = ("for the player about to throw: the cubeless chances (win, and "
                        "with gammons win_gammon, lose_gammon), then the money equities per "
@@ -81,6 +82,10 @@ class OnnxValueModel:
                                  self.metadata.get("tabula.rules", ""))
         except TabulaError as err:
             raise ModelError(f"{self.path}: {err}") from None
+        except (KeyError, ValueError) as err:   # a key missing, pieces not a number
+            raise ModelError(f"{self.path} has broken tabula metadata "
+                             f"({type(err).__name__}: {str(err)[:100]}): export it again") \
+                from None
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise ModelError(f"{self.path} is a model of {self.game.describe()}, {other}")
@@ -94,7 +99,7 @@ class OnnxValueModel:
             raise ModelError(f"{self.path} has no manifest {path.name} beside it")
         try:
             manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise ModelError(f"{path} is not a JSON manifest") from None
         if not isinstance(manifest, dict):
             raise ModelError(f"{path} is not a JSON manifest")
@@ -121,9 +126,20 @@ class OnnxValueModel:
                     and (values <= high + 1e-6).all())
         sha_ok = sha256 == self.manifest.get("sha256")
         metadata_ok = self.metadata == model_metadata(self.game)
+        inputs_ok = self.input_width() == self.game.encoding.n_features
         return {"model": str(self.path), "sha256_ok": sha_ok, "sha256": sha256,
-                "metadata_ok": metadata_ok, "values_ok": sane, "missing_fields": missing,
-                "ok": sha_ok and metadata_ok and sane and not missing}
+                "metadata_ok": metadata_ok, "inputs_ok": inputs_ok, "values_ok": sane,
+                "missing_fields": missing,
+                "ok": sha_ok and metadata_ok and inputs_ok and sane and not missing}
+
+    def input_width(self) -> int | None:
+        """How many features the network's first layer takes (None: no such layer): a
+        network made for another variant than its metadata says takes another number."""
+        import onnx   # here, not above: verify alone needs the graph
+        for tensor in onnx.load(str(self.path)).graph.initializer:
+            if tensor.name == FIRST_WEIGHT and len(tensor.dims) == 2:
+                return int(tensor.dims[1])
+        return None
 
     def predict(self, codes) -> np.ndarray:
         codes = np.ascontiguousarray(codes, dtype=np.int64)

@@ -1,6 +1,5 @@
 """Files are checked when opened: a damaged or inconsistent table, data set or solve
 checkpoint is refused (or, for a checkpoint, solved again), never read as if sound."""
-import json
 import shutil
 
 import h5py

@@ -128,9 +128,10 @@ PATHS = {("model", "init_from"), ("data", "path"), ("data", "table"),
          ("trainer", "default_root_dir")}
 
 
-@pytest.mark.parametrize("model", ["einstein3", "einstein3.int8", "ur7", "ur7.int8", "senet4", "senet4.int8", "bearoff10",
-                                   "bearoff10.int8", "ur-blitz5", "ur-blitz5.int8",
-                                   "ur-masters7", "ur-masters7.int8"])
+@pytest.mark.parametrize("model", ["einstein3", "einstein3.int8", "ur7", "ur7.int8",
+                                   "senet4", "senet4.int8", "bearoff10", "bearoff10.int8",
+                                   "ur-blitz5", "ur-blitz5.int8", "ur-masters7",
+                                   "ur-masters7.int8"])
 def test_each_shipped_model_was_trained_by_its_recipe(model):
     """models/NAME.json's training config is what configs/pipeline/NAME.yaml gives for its
     last training stage, every key the recipe sets."""

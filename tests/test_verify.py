@@ -78,3 +78,58 @@ def test_a_report_and_files_of_no_kind(tables, tmp_path, capsys):
     (tmp_path / "x.txt").write_text("hello")
     assert main(["verify", str(tmp_path / "x.txt")]) == 2
     assert "not a tabula file" in capsys.readouterr().err
+
+
+def relabelled(model, tmp_path, change):
+    """A copy of `model` whose tabula metadata `change` rewrites, with a manifest that
+    matches it (the variant and the SHA-256), as a careful forger would leave them."""
+    import onnx
+
+    from tabula.infra.manifest import sha256_file
+    proto = onnx.load(str(model))
+    meta = {p.key: p.value for p in proto.metadata_props}
+    change(meta)
+    del proto.metadata_props[:]
+    for key, value in meta.items():
+        proto.metadata_props.add(key=key, value=value)
+    out = tmp_path / "forged.onnx"
+    onnx.save(proto, str(out))
+    manifest = json.loads(model.with_suffix(".json").read_text())
+    said = meta.get("tabula.pieces", "")
+    pieces = int(said) if said.isdigit() and len(said) < 4 else 0
+    out.with_suffix(".json").write_text(json.dumps({**manifest, "file": out.name,
+                                                    "pieces": pieces,
+                                                    "sha256": sha256_file(out)}))
+    return out
+
+
+def test_a_network_relabelled_as_another_variant_fails_on_its_inputs(model, tmp_path,
+                                                                     capsys):
+    forged = relabelled(model, tmp_path, lambda m: m.update({"tabula.pieces": "4"}))
+    code, result = verify(capsys, forged)
+    assert code == 1 and "inputs_ok False" in result["checks"][0]["detail"]
+    for change in (lambda m: m.update({"tabula.pieces": "abc"}),
+                   lambda m: m.update({"tabula.pieces": "9" * 5000}),
+                   lambda m: m.pop("tabula.game")):
+        forged = relabelled(model, tmp_path, change)
+        assert main(["verify", str(forged)]) != 0
+        said = capsys.readouterr()
+        assert "broken tabula metadata" in said.out + said.err and "Traceback" not in said.err
+
+
+def test_manifests_nested_deep_or_naming_files_elsewhere_are_one_line(model, tmp_path,
+                                                                      capsys):
+    manifest = tmp_path / "m.json"
+    for text in ("[" * 5000 + "]" * 5000,
+                 json.dumps({"format": "tabula-onnx-value", "file": "../../../../etc/passwd"}),
+                 json.dumps({"format": "tabula-onnx-value", "file": ""})):
+        manifest.write_text(text)
+        assert main(["verify", str(manifest)]) == 2
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1, err
+    copy = tmp_path / "ur3.onnx"
+    shutil.copy(model, copy)
+    copy.with_suffix(".json").write_text("{" * 5000)
+    assert main(["verify", str(copy)]) != 0
+    said = capsys.readouterr()
+    assert "not a JSON manifest" in said.out + said.err

@@ -43,12 +43,16 @@ def kind_of(path: Path) -> tuple[str, Path]:
     if path.suffix == ".json":
         try:
             meta = json.loads(path.read_text())
-        except (ValueError, UnicodeDecodeError):
+        except (ValueError, UnicodeDecodeError, RecursionError):
             raise TabulaError(f"{path} is not JSON") from None
         if isinstance(meta, dict) and "provenance" in meta:
             return "report", path.parent
         if isinstance(meta, dict) and meta.get("format") == "tabula-onnx-value":
-            return "model", path.with_name(str(meta.get("file", path.stem + ".onnx")))
+            model = _beside(path, meta.get("file", path.stem + ".onnx"))
+            if model is None:
+                raise TabulaError(f"{path} names no model file beside it (\"file\" must be "
+                                  "a file name)")
+            return "model", model
         raise TabulaError(f"{path} is neither a model manifest nor a report's results.json")
     try:
         with h5py.File(path, "r") as f:
@@ -80,6 +84,14 @@ def _link(checks, what, expected, path, read_sha, given):
                    "detail": f"{path}: {found}" + ("" if found == expected
                                                    else f", expected {expected}")})
     return Path(path)
+
+
+def _beside(path: Path, name) -> Path | None:
+    """The file `name` a file recorded beside it (None unless a plain file name)."""
+    name = str(name or "")
+    if not name or name in (".", "..") or "/" in name or "\\" in name:
+        return None
+    return path.with_name(name)
 
 
 def _table_sha(path):
@@ -127,7 +139,7 @@ def _check_kind(kind, path, args, checks, own):
     elif kind == "data":
         data = _data(path)
         own(data.verify(), "data: checksums of the splits, schema")
-        table = args.table or path.with_name(str(data.attrs.get("table_file", "")))
+        table = args.table or _beside(path, data.attrs.get("table_file"))
         _link(checks, "data -> table", data.attrs["table_sha256"], table, _table_sha,
               bool(args.table))
     elif kind == "model":
@@ -141,7 +153,7 @@ def _check_kind(kind, path, args, checks, own):
                           lambda p: _data(p).attrs["data_sha256"], bool(args.data))
         table = args.table
         if table is None and data_path is not None:
-            table = data_path.with_name(str(_data(data_path).attrs.get("table_file", "")))
+            table = _beside(data_path, _data(data_path).attrs.get("table_file"))
         _link(checks, "model -> table", manifest.get("table_sha256"), table, _table_sha,
               bool(args.table))
     else:
