@@ -92,13 +92,15 @@ class DataFile:
         low, high = (np.array(bound, dtype=np.float32).reshape(1, -1)
                      for bound in value_ranges(self.game))
         for split in SPLITS:
+            if not self.sizes[split]:
+                continue
             values = self.read(split, "values").reshape(self.sizes[split], -1)
             if values.shape[1] != low.shape[1] or not (
                     (values >= low - 1e-6) & (values <= high + 1e-6)).all():
                 raise DataError(f"{self.path}: {split} holds labels that are not values of "
                                 f"{self.game.describe()} (out of range, or not numbers): "
                                 "make it again")
-            if len(values) and self.read(split, "codes").min() < 0:
+            if self.read(split, "codes").min() < 0:
                 raise DataError(f"{self.path}: {split} holds codes that are no position")
 
     def _check(self, f):

@@ -103,18 +103,33 @@ def computer_player(game, level: str, table=None, model_path=None):
 
 def start_session(game, level: str = "journeyman", side: str | None = None,
                   hotseat: bool = False, seed: int | None = None, table=None,
-                  model_path=None, model=None) -> "Session":
+                  model_path=None, model=None, setup: str | None = None) -> "Session":
     """A new game: a person plays `side` (the side that throws first if None) against
     the computer at `level`, or two people play (`hotseat`); judged by the table if
-    given, else by the network `model`."""
+    given, else by the network `model`. `setup`: the person's arrangement of pieces
+    ('312'), in a game whose sides arrange theirs (drawn at random if None)."""
     sides = game.presentation.sides
     side = side or sides[0]
     if side not in sides:
         raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
     computer = None if hotseat else computer_player(game, level, table, model_path)
     humans = {0, 1} if hotseat else {sides.index(side)}
+    setups = {} if setup is None else {sides.index(side): arrangement(game, setup)}
     return Session(game, humans, computer, make_judge(table, model), seed,
-                   None if hotseat else level)
+                   None if hotseat else level, setups=setups)
+
+
+def arrangement(game, text: str) -> tuple:
+    """'312' as an arrangement of the game's set-up: the pieces on the start squares in
+    order."""
+    if game.setup is None:
+        raise TabulaError(f"in {game.name} the sides do not arrange their pieces: no set-up")
+    chosen = tuple(int(c) for c in text if c.isdigit())
+    if chosen not in game.setup.arrangements or len(chosen) != len(text):
+        example = "".join(str(n) for n in reversed(game.setup.arrangements[0]))
+        raise TabulaError(f"a set-up lists the pieces 1..{game.pieces} once each, in the order "
+                          f"of the start squares (e.g. {example}), not {text[:20]!r}")
+    return chosen
 
 
 @dataclass
@@ -149,14 +164,17 @@ class Session:
     turn: int = 0                 # throws so far
     decisions: list = field(default_factory=list)
     met: list = field(default_factory=list)    # (code, seat to throw) at every throw
+    setups: dict = field(default_factory=dict)  # seat -> its arrangement, where chosen
+                                                # (games.game.Setup; others drawn)
 
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
         self.code = self.game.start
-        if self.game.setup is not None:   # both sides' set-ups drawn at random
+        if self.game.setup is not None:   # the set-ups chosen, the others drawn at random
             arrangements = self.game.setup.arrangements
-            first, second = self.rng.integers(len(arrangements), size=2)
-            self.code = self.game.setup.start(arrangements[first], arrangements[second])
+            drawn = self.rng.integers(len(arrangements), size=2)
+            self.code = self.game.setup.start(
+                *(self.setups.get(seat, arrangements[drawn[seat]]) for seat in (0, 1)))
 
     @property
     def over(self) -> bool:

@@ -313,3 +313,22 @@ def test_the_shipped_network_plays_the_5x5_board_at_every_strength():
         data = new(client, game="einstein", level=level, side="blue", seed=4)
         assert data["state"]["pieces"] == 3 and data["judge"] is not None
         assert data["events"][0]["kind"] == "throw"   # the computer, red, opened
+
+
+def test_a_player_chooses_a_set_up_in_the_terminal(monkeypatch, capsys):
+    """--setup 312 puts cube 3 in the player's corner, 1 beside it, 2 below it (blue's
+    corner is the bottom-right one, its board turned); a wrong set-up, or one in a game
+    without them, is one line."""
+    import io
+    for side, where in (("red", {(0, 0): "R3", (0, 1): "R1", (1, 0): "R2"}),
+                        ("blue", {(4, 4): "B3", (4, 3): "B1", (3, 4): "B2"})):
+        monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+        assert main(["play", "einstein", "--side", side, "--setup", "312", "--level",
+                     "apprentice", "--seed", "1"]) == 0
+        board = [line.split() for line in capsys.readouterr().out.split("\n\n")[1]
+                 .splitlines()[:5]]
+        assert {square: board[square[0]][square[1]] for square in where} == where
+    for args, says in ((["einstein", "--setup", "3124"], "once each"),
+                       (["ur", "--setup", "12"], "no set-up")):
+        assert main(["play", *args]) == 2
+        assert says in capsys.readouterr().err

@@ -24,6 +24,11 @@ def add_parser(sub):
                        f"{n}: {' or '.join(get_game(n).presentation.sides)}" for n in sorted(GAMES))
                    + "); default the side that throws first")
     p.add_argument("--hotseat", action="store_true", help="two people, no computer")
+    p.add_argument("--setup", metavar="ORDER",
+                   help="games whose sides arrange their pieces first (einstein): yours, "
+                        "the pieces' numbers on your start squares in order, the corner "
+                        "first (312: cube 3 in the corner); default drawn at random, as "
+                        "the other side's is")
     p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
     p.add_argument("--show-rules", action="store_true",
                    help="print the rules of the game (docs/rules/GAME.md) and exit")
@@ -87,4 +92,4 @@ def build_session(args, game):
     model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
                            rules=game.rules) if model_path else None
     return start_session(game, args.level, args.side, args.hotseat, args.seed, table,
-                         model_path, model)
+                         model_path, model, args.setup)
