@@ -392,7 +392,7 @@ def cell(seat: int, square: int, n: int) -> str:
     return f"s{square if seat == 0 else n * n - 1 - square}"
 
 
-def _layout(n: int, pieces: int) -> dict:
+def _layout(n: int) -> dict:
     goals = {0: "goal of blue", n * n - 1: "goal of red"}
     return {"rows": n, "cols": n, "pools": ["off"],
             "dice": {"name": "die", "count": 1, "marked": {}},
@@ -465,6 +465,8 @@ def code_layout(n: int, pieces: int) -> str:
 
 
 def make(pieces: int | None = None, rules: EinsteinRules = RULE_SETS[RULES]) -> Game:
+    """The variant of `rules` (its board) with `pieces` cubes a side (the rule set's
+    default if None)."""
     pieces = rules.pieces if pieces is None else pieces
     if not 1 <= pieces <= rules.max_cubes():
         raise PositionError(f"einstein on the {rules.name} board takes 1..{rules.max_cubes()}"
@@ -491,7 +493,7 @@ def make(pieces: int | None = None, rules: EinsteinRules = RULE_SETS[RULES]) -> 
                 presentation=Presentation(
                     pieces=pieces, sides=SIDES,
                     square_names={s: _square_name(s, n) for s in range(n * n)},
-                    layout=_layout(n, pieces), draw=partial(draw, n=n),
+                    layout=_layout(n), draw=partial(draw, n=n),
                     view=partial(view, n=n), cell=partial(cell, n=n),
                     events=partial(events, n=n), code_layout=code_layout(n, pieces),
                     rules_file=RULES_DOCS / "einstein.md", win_words="wins",
