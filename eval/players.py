@@ -11,6 +11,7 @@ index of its chosen move for each. Specs, as typed on the command line:
   net+search:MODEL.onnx  one throw of expectimax over the network
 """
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
@@ -49,8 +50,10 @@ def search_player(spec, game, leaf, depth) -> Player:
     return Player(spec, game, choose)
 
 
-def make_player(spec: str, game, table=None) -> Player:
-    """The player of `spec` for `game` (see the module docstring)."""
+def make_player(spec: str, game, table=None, model=None) -> Player:
+    """The player of `spec` for `game` (see the module docstring). `model`: the network
+    of a net spec, already opened (an OnnxValueModel of that file), so that a server
+    playing many games opens and checks each file once."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
         return Player(spec, game, lambda codes, counts, nxt, infos, rand:
@@ -72,7 +75,8 @@ def make_player(spec: str, game, table=None) -> Player:
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
         from tabula.export.model_file import OnnxValueModel
-        model = OnnxValueModel(arg, game=game.name, pieces=game.pieces, rules=game.rules)
+        if model is None or model.path != Path(arg):
+            model = OnnxValueModel(arg, game=game.name, pieces=game.pieces, rules=game.rules)
         player = search_player(spec, game, model.predict, 1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
         return player

@@ -83,8 +83,9 @@ def make_judge(table=None, model=None) -> Judge | None:
     return None
 
 
-def computer_player(game, level: str, table=None, model_path=None):
-    """The computer's player at `level` (see LEVELS)."""
+def computer_player(game, level: str, table=None, model_path=None, model=None):
+    """The computer's player at `level` (see LEVELS); `model`: the network of
+    model_path, if already opened."""
     if level not in LEVELS:
         raise TabulaError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
     if level == "apprentice":
@@ -98,7 +99,7 @@ def computer_player(game, level: str, table=None, model_path=None):
         raise TabulaError(f"level {level} needs a network for {game.describe()}: {advice}"
                           "give --model FILE.onnx, or choose level apprentice")
     kind = "net+search" if level == "master" else "net"
-    return make_player(f"{kind}:{model_path}", game)
+    return make_player(f"{kind}:{model_path}", game, model=model)
 
 
 def start_session(game, level: str = "journeyman", side: str | None = None,
@@ -112,7 +113,7 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     side = side or sides[0]
     if side not in sides:
         raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
-    computer = None if hotseat else computer_player(game, level, table, model_path)
+    computer = None if hotseat else computer_player(game, level, table, model_path, model)
     humans = {0, 1} if hotseat else {sides.index(side)}
     setups = {} if setup is None else {sides.index(side): arrangement(game, setup)}
     return Session(game, humans, computer, make_judge(table, model), seed,

@@ -168,3 +168,21 @@ def test_masters_and_blitz_play_at_every_level_with_their_shipped_networks(rules
         assert data["state"]["pieces"] == pieces and data["judge"] is not None
         assert [len(path) for path in data["layout"]["paths"]] == [16, 16]
         assert data["events"][0]["kind"] == "throw"   # the computer, light, opened
+
+
+def test_games_share_one_open_network_per_model_file(monkeypatch):
+    """Each Journeyman or Master game used to open its network again (an ONNX session
+    and a hash of the file each: the server's memory grew with every game); now a
+    file is opened once, whatever the number of games."""
+    from tabula.export import model_file
+    opened = []
+    real = model_file.OnnxValueModel.__init__
+
+    def counting(self, path, *args, **kwargs):
+        opened.append(str(path))
+        real(self, path, *args, **kwargs)
+    monkeypatch.setattr(model_file.OnnxValueModel, "__init__", counting)
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    for seed in range(12):
+        new(client, game="ur", level=("journeyman", "master")[seed % 2], seed=seed)
+    assert len(opened) == 1 and opened[0].endswith("ur7.onnx"), opened
