@@ -72,52 +72,50 @@ class DataFile:
             if "data_sha256" not in self.attrs or any(s not in f for s in SPLITS):
                 raise DataError(f"{self.path} is incomplete")
             self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}
+            try:
+                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
+                                     str(self.attrs["rules"]))
+                self.settings = json.loads(self.attrs["settings"])
+                self.counts = json.loads(self.attrs["counts"])
+            except (KeyError, ValueError, TypeError, TabulaError) as err:
+                raise DataError(f"{self.path} has broken attributes ({err})") from None
             self._check(f)
-        try:
-            self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
-                                 str(self.attrs["rules"]))
-            self.settings = json.loads(self.attrs["settings"])
-            self.counts = json.loads(self.attrs["counts"])
-        except (KeyError, ValueError, TypeError, TabulaError) as err:
-            raise DataError(f"{self.path} has broken attributes ({err})") from None
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise DataError(f"{self.path} holds positions of {self.game.describe()}, {other}")
-        self._check_labels()
-
-    def _check_labels(self):
-        """Every label within its value's range (a chance in 0..1, an equity within the
-        game's bound), and no code negative: a file written with other labels and a
-        checksum to match is refused, not trained on."""
-        low, high = (np.array(bound, dtype=np.float32).reshape(1, -1)
-                     for bound in value_ranges(self.game))
-        for split in SPLITS:
-            if not self.sizes[split]:
-                continue
-            values = self.read(split, "values").reshape(self.sizes[split], -1)
-            if values.shape[1] != low.shape[1] or not (
-                    (values >= low - 1e-6) & (values <= high + 1e-6)).all():
-                raise DataError(f"{self.path}: {split} holds labels that are not values of "
-                                f"{self.game.describe()} (out of range, or not numbers): "
-                                "make it again")
-            if self.read(split, "codes").min() < 0:
-                raise DataError(f"{self.path}: {split} holds codes that are no position")
 
     def _check(self, f):
-        """Every dataset against its recorded CRC-32 (files written before those were
-        recorded: everything against data_sha256), its dtype and length."""
+        """Every dataset, read once: its dtype and length, its recorded CRC-32 (files
+        written before those were recorded: everything against data_sha256), and what
+        it holds: every label within its value's range (a chance in 0..1, an equity
+        within the game's bound), no code negative. A file written with other labels
+        and a checksum to match is refused, not trained on."""
         columns = {"codes": np.int64, "values": np.float32, "source": np.uint8}
+        low, high = (np.array(bound, dtype=np.float32).reshape(1, -1)
+                     for bound in value_ranges(self.game))
         recorded = True
         for split in SPLITS:
             for key, dtype in columns.items():
                 ds = f[split].get(key)
                 if ds is None or ds.dtype != dtype or len(ds) != self.sizes[split]:
                     raise DataError(f"{self.path}: {split}/{key} is missing or malformed")
+                data = ds[:]
                 if "crc32" not in ds.attrs:
                     recorded = False
-                elif zlib.crc32(np.ascontiguousarray(ds[:])) != int(ds.attrs["crc32"]):
+                elif zlib.crc32(np.ascontiguousarray(data)) != int(ds.attrs["crc32"]):
                     raise DataError(f"{self.path}: {split}/{key} is not what was written "
                                     "(checksum differs): the file is damaged, make it again")
+                if not len(data):
+                    continue
+                if key == "values":
+                    values = data.reshape(len(data), -1)
+                    if values.shape[1] != low.shape[1] or not (
+                            (values >= low - 1e-6) & (values <= high + 1e-6)).all():
+                        raise DataError(f"{self.path}: {split} holds labels that are not "
+                                        f"values of {self.game.describe()} (out of range, or "
+                                        "not numbers): make it again")
+                if key == "codes" and data.min() < 0:
+                    raise DataError(f"{self.path}: {split} holds codes that are no position")
         if not recorded and not self.verify()["data_sha256_ok"]:
             raise DataError(f"{self.path} is not what was written (data_sha256 differs)")
 

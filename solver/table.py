@@ -162,17 +162,17 @@ class Table:
         """Each layer against its recorded CRC-32 (tables written before those were
         recorded: all values against the file's SHA-256), and every value a winning
         chance: a file written with other values and a checksum to match is refused."""
+        recorded = all("crc32" in self.layer_attrs[p] for p in self.layers)
         for p in self.layers:
             values = self.layer(*p)
+            if recorded and layer_crc32(values) != self.layer_attrs[p]["crc32"]:
+                raise TableError(f"{self.path}: layer {p} is not what was written "
+                                 "(checksum differs): the file is damaged, solve again")
             if len(values) and not (values.min() >= 0.0 and values.max() <= 1.0):
                 raise TableError(f"{self.path}: layer {p} holds values that are not winning "
                                  "chances (outside 0..1, or not numbers): solve again")
-        if all("crc32" in self.layer_attrs[p] for p in self.layers):
-            for p in self.layers:
-                if layer_crc32(self.layer(*p)) != self.layer_attrs[p]["crc32"]:
-                    raise TableError(f"{self.path}: layer {p} is not what was written "
-                                     "(checksum differs): the file is damaged, solve again")
-        elif values_sha256(self.layer(*p) for p in self.layers) != self.attrs["sha256"]:
+        if not recorded and values_sha256(self.layer(*p) for p in self.layers) != \
+                self.attrs["sha256"]:
             raise TableError(f"{self.path} is not what was written (SHA-256 differs): the "
                              "file is damaged, solve again")
 
