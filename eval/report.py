@@ -58,6 +58,16 @@ def write_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
         f"in percentage points. An error is a loss above 2e-6.", summary_table)
 
 
+def report_writer(game) -> tuple:
+    """How a report on `game` is written, and the players it scores when none are
+    named: money play with the doubling cube scores checker and cube decisions apart
+    (eval/cube_report.py), every other game one loss a decision (write_report)."""
+    if game.capabilities.has_cube:
+        from .cube_report import write_cube_report   # here: cube_report imports this module
+        return write_cube_report, ["perfect"]
+    return write_report, STANDARD_PLAYERS
+
+
 def write_report_files(table, rows, games, seed, out: Path, title: str, method: str,
                        table_of) -> dict:
     """results.json (provenance and rows) and REPORT.md (title, method, the rows as

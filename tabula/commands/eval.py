@@ -208,7 +208,7 @@ def run_decisions(args):
 
 
 def run_report(args):
-    from tabula.eval.report import STANDARD_PLAYERS, write_report
+    from tabula.eval.report import report_writer
     ReportSettings.check({"games": args.games}, "--")
     out = Path(args.out)
     if (out / "REPORT.md").exists() and not args.force:
@@ -216,13 +216,9 @@ def run_report(args):
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
-    if game.capabilities.has_cube:   # money play with the cube: checker and cube losses apart
-        from tabula.eval.cube_report import write_cube_report
-        result = write_cube_report(table, args.players or ["perfect"], args.games,
-                                   args.seed, Path(args.out), quiet=args.quiet)
-    else:
-        result = write_report(table, args.players or STANDARD_PLAYERS, args.games,
-                              args.seed, Path(args.out), quiet=args.quiet)
+    write, standard_players = report_writer(game)
+    result = write(table, args.players or standard_players, args.games, args.seed,
+                   Path(args.out), quiet=args.quiet)
     if args.json:
         print(json.dumps(result))
         return 0
