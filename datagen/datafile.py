@@ -13,7 +13,6 @@ File layout:
 A position occurs in at most one split.
 """
 import hashlib
-import json
 import zlib
 from pathlib import Path
 
@@ -24,6 +23,7 @@ from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields
+from tabula.infra.schemas import DataAttributes, check
 from tabula.solver.values import value_ranges
 
 FORMAT = "tabula-data"
@@ -72,13 +72,13 @@ class DataFile:
             if "data_sha256" not in self.attrs or any(s not in f for s in SPLITS):
                 raise DataError(f"{self.path} is incomplete")
             self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}
+            said = check(DataAttributes, dict(self.attrs),
+                         f"{self.path} has broken attributes", DataError)
             try:
-                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
-                                     str(self.attrs["rules"]))
-                self.settings = json.loads(self.attrs["settings"])
-                self.counts = json.loads(self.attrs["counts"])
-            except (KeyError, ValueError, TypeError, TabulaError) as err:
+                self.game = get_game(said.game, said.pieces, said.rules)
+            except TabulaError as err:
                 raise DataError(f"{self.path} has broken attributes ({err})") from None
+            self.settings, self.counts = said.settings, said.counts
             self._check(f)
         other = self.game.differs_from(game, pieces, rules)
         if other:

@@ -7,6 +7,7 @@ import numpy as np
 
 from tabula.infra.errors import TabulaError
 from tabula.infra.manifest import missing_fields, stamp
+from tabula.infra.schemas import ReportResults, read_json
 
 from .measures import regret
 from .players import make_player
@@ -93,12 +94,7 @@ def verify_report(folder: Path) -> dict:
     results = folder / "results.json"
     if not results.is_file():
         raise TabulaError(f"{folder} holds no results.json: not a report (tabula eval report)")
-    try:
-        provenance = json.loads(results.read_text()).get("provenance", {})
-    except (ValueError, AttributeError, UnicodeDecodeError, RecursionError):
-        raise TabulaError(f"{results} is not a report's JSON") from None
-    if not isinstance(provenance, dict):
-        raise TabulaError(f"{results} is not a report's JSON (its provenance is no mapping)")
+    provenance = read_json(results, ReportResults, TabulaError).provenance
     missing = missing_fields(provenance)
     absent = [name for name in ("REPORT.md", "loss_per_game.png", "loss_distribution.png")
               if not (folder / name).is_file()]

@@ -1,6 +1,5 @@
 """An exported model opened for inference with onnxruntime, checked against the
 metadata inside the ONNX file and the manifest beside it."""
-import json
 from pathlib import Path
 
 import numpy as np
@@ -8,6 +7,7 @@ import numpy as np
 from tabula.games import get_game
 from tabula.infra.errors import TabulaError
 from tabula.infra.manifest import missing_fields, sha256_file
+from tabula.infra.schemas import ModelManifest, ModelMetadata, check, load_json
 from tabula.solver.values import value_names, value_ranges
 
 
@@ -76,16 +76,12 @@ class OnnxValueModel:
         if self.metadata.get("tabula.format") != FORMAT:
             raise ModelError(f"{self.path} carries no tabula metadata (not made by tabula "
                              "export, or by a version before it wrote them): export it again")
+        said = check(ModelMetadata, self.metadata, f"{self.path}: broken tabula metadata",
+                     ModelError)
         try:
-            self.game = get_game(self.metadata["tabula.game"],
-                                 int(self.metadata["tabula.pieces"]),
-                                 self.metadata.get("tabula.rules", ""))
+            self.game = get_game(said.game, said.pieces, said.rules)
         except TabulaError as err:
             raise ModelError(f"{self.path}: {err}") from None
-        except (KeyError, ValueError) as err:   # a key missing, pieces not a number
-            raise ModelError(f"{self.path} has broken tabula metadata "
-                             f"({type(err).__name__}: {str(err)[:100]}): export it again") \
-                from None
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise ModelError(f"{self.path} is a model of {self.game.describe()}, {other}")
@@ -97,12 +93,8 @@ class OnnxValueModel:
         path = self.path.with_suffix(".json")
         if not path.is_file():
             raise ModelError(f"{self.path} has no manifest {path.name} beside it")
-        try:
-            manifest = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            raise ModelError(f"{path} is not a JSON manifest") from None
-        if not isinstance(manifest, dict):
-            raise ModelError(f"{path} is not a JSON manifest")
+        manifest = load_json(path, ModelError)
+        check(ModelManifest, manifest, str(path), ModelError)
         said = (manifest.get("game"), manifest.get("rules"), manifest.get("pieces"))
         if said != (self.game.name, self.game.rules, self.game.pieces):
             raise ModelError(f"{path} describes {said[0]} ({said[1]}, pieces={said[2]}) but "

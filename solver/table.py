@@ -22,6 +22,7 @@ from tabula.infra.errors import TabulaError
 from tabula.games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
 from tabula.infra.h5files import open_checked, plain
 from tabula.infra.manifest import stamp
+from tabula.infra.schemas import TableAttributes, check
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1
@@ -134,17 +135,13 @@ class Table:
     def _layout(self, f):
         """The game and the layers, after checking the attributes and every layer's
         dataset against them: a file that says something else than it holds is refused."""
-        missing = [k for k in ("game", "pieces", "rules", "layers", "sha256")
-                   if k not in self.attrs]
-        if missing:
-            raise TableError(f"{self.path} is incomplete (no {', '.join(missing)})")
+        said = check(TableAttributes, dict(self.attrs), f"{self.path} has broken attributes",
+                     TableError)
         try:
-            game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
-                            str(self.attrs["rules"]))
-            layers = [tuple(int(x) for x in p) for p in json.loads(self.attrs["layers"])]
-            max_total = int(self.attrs.get("max_total", -1))
-        except (ValueError, TypeError, RecursionError, TabulaError) as err:
-            raise TableError(f"{self.path} has broken attributes ({str(err)[:200]})") from None
+            game = get_game(said.game, said.pieces, said.rules)
+        except TabulaError as err:
+            raise TableError(f"{self.path} has broken attributes ({err})") from None
+        layers, max_total = said.layers, said.max_total
         expected = game.solved_layers(None if max_total < 0 else max_total)
         if sorted(layers) != sorted(expected):
             raise TableError(f"{self.path} holds layers {sorted(layers)} but {game.name} with "

@@ -29,6 +29,7 @@ from tabula.export.settings import ExportSettings
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
+from tabula.infra.schemas import StageRecords, read_json
 from tabula.solver.settings import SolveSettings
 from tabula.training.settings import TrainSettings
 
@@ -149,12 +150,10 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
     state = {}
     if state_path.is_file():
         try:
-            state = json.loads(state_path.read_text(encoding="utf-8"))
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            log(f"{state_path} is damaged: every stage runs again")
-        if not isinstance(state, dict) or not all(isinstance(v, dict) for v in state.values()):
-            log(f"{state_path} is not a record of stages: every stage runs again")
-            state = {}
+            records = read_json(state_path, StageRecords, PipelineError).root
+            state = {stage: record.model_dump() for stage, record in records.items()}
+        except PipelineError as err:
+            log(f"{err}: every stage runs again")
     game = get_game(config["game"], config["pieces"], config["rules"])
     paths = stage_paths(config)
     actions = {"solve": partial(_take_table, table) if table else _solve, "datagen": _datagen,

@@ -19,12 +19,12 @@ API (every error is a 4xx with {"error": "one line"}):
 After a person's throw or move the computer plays its turns at once; the answer
 lists every event (throws, moves with what they did, passes, the win) in order.
 """
-import json
 import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
 
+from pydantic_core import from_json
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -34,7 +34,7 @@ from starlette.staticfiles import StaticFiles
 
 from tabula.games import GAMES, get_game, rule_sets
 from tabula.infra.errors import TabulaError
-from tabula.infra.settings import MAX_SEED
+from tabula.infra.schemas import MAX_NAME, MoveRequest, NewGameRequest, check
 
 from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_model,
                       shipped_pieces, start_session)
@@ -42,7 +42,6 @@ from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_mo
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
 MAX_BODY = 10_000     # bytes of a request body
-MAX_NAME = 40         # characters of a name in a request (game, rules, level, side)
 
 
 
@@ -72,31 +71,20 @@ class Games:
         return path, self.loaded[str(path)]
 
     def new(self, request: dict) -> tuple[str, Session]:
-        for field in ("game", "rules", "level", "side"):
-            value = request.get(field)
-            if value is not None and (not isinstance(value, str) or len(value) > MAX_NAME):
-                raise TabulaError(f"{field} must be a name (text of at most {MAX_NAME} "
-                                  "characters)")
-        name = request.get("game")
+        asked = check(NewGameRequest, request, "the request", TabulaError)
+        name = asked.game
         if name not in GAMES:
             raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
         if name not in web_games():
             raise TabulaError(f"{name} is played with the doubling cube, which the web app "
                               f"does not offer yet: play it with tabula play {name}")
-        pieces, rules = request.get("pieces"), request.get("rules")
+        pieces, rules = asked.pieces, asked.rules
         game = get_game(name, playable_pieces(name, rules) if pieces is None else pieces, rules)
-        hotseat = request.get("hotseat", False)
-        if not isinstance(hotseat, bool):
-            raise TabulaError("hotseat must be true or false")
-        seed = request.get("seed")
-        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)
-                                 or not 0 <= seed <= MAX_SEED):
-            raise TabulaError("seed must be a whole number from 0 to 2**64 - 1")
         table = self.table if self.table is not None and not self.table.game.differs_from(
             game.name, game.pieces, game.rules) else None
         model_path, model = self.model(game)
-        session = start_session(game, request.get("level", "journeyman"),
-                                request.get("side"), hotseat, seed, table, model_path, model)
+        session = start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
+                                table, model_path, model)
         session.lock = threading.Lock()
         key = secrets.token_hex(8)
         with self.lock:
@@ -126,8 +114,8 @@ async def body(request: Request) -> dict:
     if len(raw) > MAX_BODY:
         raise HTTPException(413, "request body too large")
     try:
-        data = json.loads(raw or b"{}")
-    except (ValueError, UnicodeDecodeError):
+        data = from_json(raw or b"{}")   # pydantic's parser: at most 200 deep
+    except ValueError:
         raise HTTPException(400, "the request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HTTPException(400, "the request body must be a JSON object")
@@ -182,9 +170,7 @@ def create_app(table=None, models=None) -> Starlette:
         data = await body(request)
         session = games.get(key)
         with session.lock:
-            if "move" not in data:
-                raise TabulaError('give the move as {"move": index}')
-            events = session.play(data["move"])
+            events = session.play(check(MoveRequest, data, "the move", TabulaError).move)
             events += session.computer_turns()
             return JSONResponse(answer(key, session, events))
 

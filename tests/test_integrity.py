@@ -30,7 +30,7 @@ def damage(path, change):
     (lambda f: f.attrs.__setitem__("pieces", 3), "holds layers"),
     (lambda f: f.attrs.__setitem__("layers", "[[1, 1], [2"), "broken attributes"),
     (lambda f: f.attrs.__setitem__("max_total", "abc"), "broken attributes"),
-    (lambda f: f.attrs.__delitem__("game"), "incomplete"),
+    (lambda f: f.attrs.__delitem__("game"), "game: Field required"),
     (lambda f: f.attrs.__setitem__("rules", "murray"), "no rule set 'murray'"),
 ])
 def test_a_damaged_table_is_refused_on_open(table_copy, capsys, change, message):

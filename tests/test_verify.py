@@ -132,4 +132,4 @@ def test_manifests_nested_deep_or_naming_files_elsewhere_are_one_line(model, tmp
     copy.with_suffix(".json").write_text("{" * 5000)
     assert main(["verify", str(copy)]) != 0
     said = capsys.readouterr()
-    assert "not a JSON manifest" in said.out + said.err
+    assert "ur3.json is not JSON" in said.out + said.err

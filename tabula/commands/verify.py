@@ -1,11 +1,12 @@
 """tabula verify: any of tabula's files (table, data set, model, report) against its
 checksums and schema, and the provenance chain model -> data -> table."""
-import json
 from pathlib import Path
 
 import h5py
 
 from tabula.infra.errors import TabulaError
+from tabula.infra.schemas import (ModelManifest, ReportResults, check, is_file_name,
+                                  load_json)
 
 from .common import print_json_or_text, sample_size
 
@@ -41,18 +42,13 @@ def kind_of(path: Path) -> tuple[str, Path]:
     if path.suffix == ".onnx":
         return "model", path
     if path.suffix == ".json":
-        try:
-            meta = json.loads(path.read_text())
-        except (ValueError, UnicodeDecodeError, RecursionError):
-            raise TabulaError(f"{path} is not JSON") from None
+        meta = load_json(path, TabulaError)
         if isinstance(meta, dict) and "provenance" in meta:
+            check(ReportResults, meta, str(path), TabulaError)
             return "report", path.parent
         if isinstance(meta, dict) and meta.get("format") == "tabula-onnx-value":
-            model = _beside(path, meta.get("file", path.stem + ".onnx"))
-            if model is None:
-                raise TabulaError(f"{path} names no model file beside it (\"file\" must be "
-                                  "a file name)")
-            return "model", model
+            manifest = check(ModelManifest, meta, str(path), TabulaError)
+            return "model", path.with_name(manifest.file or path.stem + ".onnx")
         raise TabulaError(f"{path} is neither a model manifest nor a report's results.json")
     try:
         with h5py.File(path, "r") as f:
@@ -88,10 +84,7 @@ def _link(checks, what, expected, path, read_sha, given):
 
 def _beside(path: Path, name) -> Path | None:
     """The file `name` a file recorded beside it (None unless a plain file name)."""
-    name = str(name or "")
-    if not name or name in (".", "..") or "/" in name or "\\" in name:
-        return None
-    return path.with_name(name)
+    return path.with_name(name) if is_file_name(name) else None
 
 
 def _table_sha(path):
