@@ -1,11 +1,11 @@
 """The web server's memory as games are started: resident set size after each
-checkpoint of new Journeyman and Master games of Ur (the shipped network), in one
-process through the app's API.
+checkpoint of new games of Ur at each level in turn (Journeyman and Master play the
+shipped network), in one process through the app's API.
 
-    python benchmarks/bench_web_memory.py --games 3000
+    python benchmarks/bench_web_memory.py --games 10000
 
-Every game plays the network, so a server that opened the model file once per game
-would grow with the games; the sessions kept are capped (tabula/web.py MAX_SESSIONS).
+A server that opened the model file once per game would grow with the games; the
+sessions kept are capped (tabula/web.py MAX_SESSIONS).
 """
 import argparse
 import os
@@ -33,10 +33,11 @@ def main():
 
     from tabula.web import create_app
     client = TestClient(create_app())
-    checkpoints = {100, args.games // 3, 2 * args.games // 3, args.games}
+    from tabula.session import LEVELS
+    checkpoints = {100, 1000, args.games // 3, 2 * args.games // 3, args.games}
     rows = []
     for game in range(1, args.games + 1):
-        level = ("journeyman", "master")[game % 2]
+        level = list(LEVELS)[game % len(LEVELS)]
         answer = client.post("/api/games", json={"game": "ur", "level": level, "seed": game})
         if answer.status_code != 200:
             raise SystemExit(f"game {game}: {answer.status_code} {answer.text[:200]}")

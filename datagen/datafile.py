@@ -114,8 +114,9 @@ class DataFile:
                         raise DataError(f"{self.path}: {split} holds labels that are not "
                                         f"values of {self.game.describe()} (out of range, or "
                                         "not numbers): make it again")
-                if key == "codes" and data.min() < 0:
-                    raise DataError(f"{self.path}: {split} holds codes that are no position")
+                if key == "codes" and not self.game.are_positions(data).all():
+                    raise DataError(f"{self.path}: {split} holds codes that are no position "
+                                    f"of {self.game.describe()}: make it again")
         if not recorded and not self.verify()["data_sha256_ok"]:
             raise DataError(f"{self.path} is not what was written (data_sha256 differs)")
 

@@ -311,5 +311,14 @@ class Game:
         return [(a, b) for a, b in self.layers
                 if a > 0 and b > 0 and (max_total is None or a + b <= max_total)]
 
+    def are_positions(self, codes) -> np.ndarray:
+        """Whether each code is a position of this variant (infra/batch.positions_of)."""
+        from tabula.infra.batch import positions_of
+        sizes = np.zeros(N_LAYER_IDS, dtype=np.int64)
+        for a, b in self.layers:
+            sizes[layer_id(a, b)] = self.layer_size(a, b)
+        return positions_of(self.layer_of, self.rank, self.unrank, sizes,
+                            np.asarray(codes, dtype=np.int64))
+
     def total_positions(self) -> int:
         return sum(self.layer_size(a, b) for a, b in self.layers)

@@ -21,6 +21,23 @@ def unrank_many(unrank, layers, ranks):
 
 
 @njit(parallel=True, cache=True)
+def positions_of(layer_of, rank, unrank, layer_sizes, codes):
+    """Whether each code is a position of the variant: its layer is one of the variant's
+    (layer_sizes[layer] > 0), its rank within that layer, and unranking the rank gives
+    the code back (a code with stray bits or impossible pieces does not)."""
+    out = np.empty(len(codes), dtype=np.bool_)
+    for i in prange(len(codes)):
+        code = codes[i]
+        out[i] = False
+        if code >= 0:
+            layer = layer_of(code)
+            if 0 <= layer < len(layer_sizes) and layer_sizes[layer] > 0:
+                r = rank(code)
+                out[i] = 0 <= r < layer_sizes[layer] and unrank(layer, r) == code
+    return out
+
+
+@njit(parallel=True, cache=True)
 def evaluate_many(evaluate, codes):
     """evaluate(code) -> float of each code (a game's heuristic, for instance)."""
     out = np.empty(len(codes))

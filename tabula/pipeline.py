@@ -159,6 +159,7 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
     actions = {"solve": partial(_take_table, table) if table else _solve, "datagen": _datagen,
                **{stage: _training_stage(stage) for stage in TRAINING},
                "export": _export, "report": _report}
+    _check_training(game, config, paths)
     upstream = [game.name, game.rules, game.pieces]
     summary = {"workdir": str(work), "stages": {}}
     for stage in STAGES:
@@ -186,6 +187,20 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
                                         "seconds": state[stage]["seconds"]}
     summary["report"] = json.loads((work / "report" / "results.json").read_text())
     return summary
+
+
+def _check_training(game, config, paths):
+    """Every training stage's settings, checked before the first stage runs (not after
+    the solve and the data set, as training itself would)."""
+    from tabula.training.cli import check_before_data
+    for stage in training_stages(config):
+        train_config = training_config(game, config, stage, paths)
+        if stage != "train":   # the weights of the stage before, not made yet
+            train_config["model"]["init_from"] = None
+        try:
+            check_before_data(train_config, game)
+        except TabulaError as err:
+            raise PipelineError(f"{stage}: {err}") from None
 
 
 def _solve(game, config, paths, work):

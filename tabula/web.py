@@ -19,6 +19,7 @@ API (every error is a 4xx with {"error": "one line"}):
 After a person's throw or move the computer plays its turns at once; the answer
 lists every event (throws, moves with what they did, passes, the win) in order.
 """
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -27,7 +28,7 @@ from pathlib import Path
 from pydantic_core import from_json
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -42,6 +43,7 @@ from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_mo
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
 MAX_BODY = 10_000     # bytes of a request body
+LOG = logging.getLogger("tabula.web")
 
 
 
@@ -110,7 +112,12 @@ def answer(key, session, events=()) -> dict:
 
 
 async def body(request: Request) -> dict:
-    raw = await request.body()
+    try:
+        raw = await request.body()
+    except ClientDisconnect:   # nobody to answer: one line in the log, not a traceback
+        LOG.warning("%s %s: the client left before its request body arrived", request.method,
+                 request.url.path[:80])
+        raise HTTPException(400, "the client left before its request body arrived") from None
     if len(raw) > MAX_BODY:
         raise HTTPException(413, "request body too large")
     try:

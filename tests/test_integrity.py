@@ -85,9 +85,14 @@ def test_a_damaged_data_file_is_refused(ur3_data, tmp_path):
         DataFile(path)
 
 
-@pytest.mark.parametrize("key,bad,message", [("values", np.nan, "labels that are not values"),
-                                              ("values", 2.0, "labels that are not values"),
-                                              ("codes", -1, "codes that are no position")])
+@pytest.mark.parametrize("key,bad,message", [
+    ("values", lambda _: np.nan, "labels that are not values"),
+    ("values", lambda _: 2.0, "labels that are not values"),
+    ("codes", lambda _: -1, "codes that are no position"),
+    ("codes", lambda _: 1 << 62, "codes that are no position"),
+    ("codes", lambda code: code | 1 << 40, "codes that are no position"),   # a stray bit
+    ("codes", lambda code: code | 0b111 << 28, "codes that are no position"),   # 7 waiting
+])
 def test_a_data_file_of_impossible_labels_is_refused_despite_its_checksum(
         ur3_data, tmp_path, capsys, key, bad, message):
     import zlib
@@ -97,7 +102,7 @@ def test_a_data_file_of_impossible_labels_is_refused_despite_its_checksum(
     def poison(f):
         ds = f["train"][key]
         data = ds[:]
-        data[5] = bad
+        data[5] = bad(data[5])
         ds[:] = data
         ds.attrs["crc32"] = zlib.crc32(np.ascontiguousarray(data))
     damage(path, poison)

@@ -1,7 +1,9 @@
 """The whole chain from one YAML file; unchanged stages are skipped, changed ones rerun."""
 import json
+import re
 
 import pytest
+import torch
 import yaml
 
 from tabula.cli import main
@@ -110,6 +112,28 @@ def test_bad_configs_fail_clearly(tmp_path):
         load_config(write(tmp_path, {"name": "x"}))
     with pytest.raises(PipelineError, match="no pipeline config"):
         load_config(tmp_path / "none.yaml")
+
+
+@pytest.mark.parametrize("stage, section, bad, said", [
+    ("train", "trainer", {"max_epochs": -5}, "train: trainer.max_epochs must be at least 1"),
+    ("train", "trainer", {"max_epochs": "many"}, 'train: Parser key "trainer.max_epochs"'),
+    ("train", "model", {"lr": float("nan")}, "train: model.lr must be more than 0"),
+    ("train", "data", {"batch_size": 0}, "train: data.batch_size must be at least 1"),
+    ("finetune", "model", {"hidden": "wide"}, 'finetune: Parser key "model.hidden"'),
+    ("train", "model", {"init_from": "PAYLOAD"}, "not a checkpoint tabula can read safely"),
+])
+def test_bad_training_settings_are_refused_before_the_first_stage(tmp_path, stage, section,
+                                                                  bad, said):
+    from tests.test_export import Payload
+    marker = tmp_path / "ran"
+    if bad.get("init_from"):
+        bad = {"init_from": str(tmp_path / "evil.ckpt")}
+        torch.save({"state_dict": {}, "payload": Payload(marker)}, bad["init_from"])
+    config = {**TINY, stage: {**TINY.get(stage, {}),
+                              section: {**TINY.get(stage, {}).get(section, {}), **bad}}}
+    with pytest.raises(PipelineError, match=re.escape(said)):
+        run_pipeline(load_config(write(tmp_path, config)), log=lambda line: None)
+    assert not (tmp_path / "work" / "table.h5").exists() and not marker.exists()
 
 
 def test_shipped_pipeline_configs_load():

@@ -186,3 +186,27 @@ def test_games_share_one_open_network_per_model_file(monkeypatch):
     for seed in range(12):
         new(client, game="ur", level=("journeyman", "master")[seed % 2], seed=seed)
     assert len(opened) == 1 and opened[0].endswith("ur7.onnx"), opened
+
+
+def test_a_client_that_leaves_mid_body_is_one_log_line(caplog):
+    """A body that never arrives (the client dropped) was a traceback in the server's
+    log; now it is one line, and the answer nobody reads is a 400, not a 500."""
+    import asyncio
+    import logging
+    sent = []
+
+    async def receive():
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+    scope = {"type": "http", "method": "POST", "path": "/api/games", "raw_path": b"/api/games",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"99")],
+             "query_string": b"", "http_version": "1.1", "scheme": "http", "root_path": "",
+             "server": ("testserver", 80), "client": ("testclient", 5000)}
+    with caplog.at_level(logging.INFO, logger="tabula.web"):
+        asyncio.run(create_app()(scope, receive, send))
+    said = [r.getMessage() for r in caplog.records if r.name == "tabula.web"]
+    assert said == ["POST /api/games: the client left before its request body arrived"]
+    assert not [r for r in caplog.records if r.exc_info]
+    assert sent[0]["status"] == 400

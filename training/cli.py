@@ -5,10 +5,12 @@ import json
 import logging
 import time
 import warnings
+from argparse import ArgumentError
 from pathlib import Path
 
 import torch
 import yaml
+from lightning.pytorch import Trainer
 from lightning.pytorch.callbacks import Callback, EarlyStopping, ModelCheckpoint
 from lightning.pytorch.cli import LightningArgumentParser, LightningCLI
 from lightning.fabric.utilities.exceptions import MisconfigurationException
@@ -139,15 +141,37 @@ class HeldBack(logging.Handler):
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
 
 
-def check_settings(cli):
+def check_settings(config):
     """Settings of the run that Lightning would take and fail on later, or never."""
-    trainer = cli.config.get("trainer", {})
-    epochs = trainer.get("max_epochs")
+    epochs = (config.get("trainer") or {}).get("max_epochs")
     if epochs is not None and (epochs == 0 or epochs < -1):
         raise DataError(f"trainer.max_epochs must be at least 1 (or -1: no limit), not {epochs}")
     for key in ("patience", "threads"):
-        if cli.config[key] < 0:
-            raise DataError(f"{key} must be 0 or more, not {cli.config[key]}")
+        if config.get(key, 0) < 0:
+            raise DataError(f"{key} must be 0 or more, not {config[key]}")
+
+
+def check_before_data(config: dict, game) -> None:
+    """A `tabula train` config (model, data and trainer sections) checked for `game` as
+    training checks it, before its data file exists: the types of every setting, then
+    their values, the model built and its model.init_from read (a checkpoint that would
+    run code is refused). A pipeline calls this before its first stage, so that a bad
+    training setting is refused before the solve and the data set, not after."""
+    parser = LightningArgumentParser(exit_on_error=False)
+    parser.add_lightning_class_args(Trainer, "trainer")
+    parser.add_class_arguments(ValueNet, "model", skip=set(LINKED))
+    parser.add_class_arguments(ValueData, "data", skip={"path", "table"})
+    sections = {"trainer": config.get("trainer") or {},
+                "model": config.get("model") or {},
+                "data": {k: v for k, v in (config.get("data") or {}).items()
+                         if k not in ("path", "table")}}
+    try:
+        parsed = parser.parse_object(sections)
+    except ArgumentError as err:
+        raise DataError(" ".join(str(err).split())[:300]) from None
+    check_settings(config)
+    ValueData.check_counts(**{key: parsed.data[key] for key in ValueData.LOWEST})
+    ValueNet(**parsed.model.as_dict(), game=game.name, pieces=game.pieces, rules=game.rules)
 
 
 def _check_config_files(argv):
@@ -196,7 +220,7 @@ def run(argv) -> int:
             low, high = TrainSettings.LIMITS["seed"]
             raise DataError(f"seed_everything must be {low}..{high} (or true: a random "
                             f"seed), not {str(err).split()[0]}") from None
-        check_settings(cli)
+        check_settings(cli.config)
         _check_pairing(cli.model, cli.datamodule)
         ckpt = cli.config["ckpt_path"]
         if ckpt is None and subcommand != "fit":

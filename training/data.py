@@ -92,6 +92,16 @@ class ValueData(L.LightningDataModule):
             test split stays whole.
     """
 
+    LOWEST = {"batch_size": 1, "num_workers": 0, "decisions": 0, "searched": 0, "hard": 0}
+
+    @classmethod
+    def check_counts(cls, **counts):
+        """The counts among the settings (batch size, workers, decisions), which need no
+        data file to be checked."""
+        for name, value in counts.items():
+            if value < cls.LOWEST[name]:
+                raise DataError(f"data.{name} must be at least {cls.LOWEST[name]}, not {value}")
+
     def __init__(self, path: str = "data/train.h5", batch_size: int = 4096,
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
                  decisions: int = 0, searched: int = 0, hard: int = 0,
@@ -102,11 +112,8 @@ class ValueData(L.LightningDataModule):
         self.num_workers = num_workers
         self.table, self.decisions, self.searched = table, decisions, searched
         self.hard, self.decision_set = hard, decision_set
-        for name, value, low in (("batch_size", batch_size, 1), ("num_workers", num_workers, 0),
-                                 ("decisions", decisions, 0), ("searched", searched, 0),
-                                 ("hard", hard, 0)):
-            if value < low:
-                raise DataError(f"data.{name} must be at least {low}, not {value}")
+        self.check_counts(batch_size=batch_size, num_workers=num_workers,
+                          decisions=decisions, searched=searched, hard=hard)
         self.file = DataFile(path)
         empty = [split for split in ("train", "val", "test") if not self.file.sizes[split]]
         if empty:
