@@ -9,6 +9,8 @@ index of its chosen move for each. Specs, as typed on the command line:
   perfect              the best move by the table (needs a table)
   net:MODEL.onnx       the best afterstate by the network
   net+search:MODEL.onnx  one throw of expectimax over the network
+  mcts:SIMS[:LEAF]     tree search of SIMS simulations a move (eval/mcts.py); LEAF:
+                       playout (the default), heuristic, or MODEL.onnx
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,11 +76,57 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
     if kind in ("net", "net+search"):
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
-        from tabula.export.model_file import OnnxValueModel
-        if model is None or model.path != Path(arg):
-            model = OnnxValueModel(arg, game=game.name, pieces=game.pieces, rules=game.rules)
+        model = _model(game, arg, model)
         player = search_player(spec, game, model.predict, 1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
         return player
+    if kind == "mcts":
+        return mcts_player(spec, game, arg, model)
     raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
-                      "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx")
+                      "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx, "
+                      "mcts:SIMS[:LEAF]")
+
+
+MAX_SIMS = 1_000_000
+
+
+def mcts_player(spec, game, arg, model=None) -> Player:
+    """mcts:SIMS[:LEAF]: each decision searched by eval.mcts; its random playouts
+    drawn from the decision's random number, so a game replays exactly."""
+    from .mcts import most_visited, search
+    sims, _, leaf_name = arg.partition(":")
+    if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:
+        raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
+                          f"(mcts:1000 or mcts:1000:MODEL.onnx), not {sims!r}")
+    leaf_name = leaf_name or "playout"
+    sha256 = None
+    if leaf_name == "playout":
+        leaf = None
+    elif leaf_name == "heuristic":
+        def leaf(codes):
+            return evaluate_many(game.heuristic, codes)
+    else:
+        model = _model(game, leaf_name, model)
+        sha256 = model.manifest["sha256"]
+
+        def leaf(codes):
+            return _win_column(model.predict(codes))
+
+    def choose(codes, counts, next_codes, infos, rand):
+        keys = (rand * 2.0 ** 53).astype(np.uint64)
+        visits, means = search(game, counts, next_codes, infos, keys, int(sims), leaf)
+        return most_visited(counts, visits, means)
+    return Player(spec, game, choose, sha256)
+
+
+def _win_column(values):
+    """The winning chance of a network's values (a race network gives more columns)."""
+    return values if values.ndim == 1 else values[:, 0]
+
+
+def _model(game, path, model=None):
+    """The network at `path` for `game` (`model`: already opened, if it is that file)."""
+    from tabula.export.model_file import OnnxValueModel
+    if model is None or model.path != Path(path):
+        model = OnnxValueModel(path, game=game.name, pieces=game.pieces, rules=game.rules)
+    return model
