@@ -1,0 +1,95 @@
+"""eval/mcts.py: the tree search over decision and chance nodes, checked against the
+exact tables of small variants (issue 51)."""
+import numpy as np
+import pytest
+
+from tabula.cli import main
+from tabula.datagen.sampling import uniform_positions
+from tabula.eval.measures import regret
+from tabula.eval.mcts import most_visited, search
+from tabula.eval.players import PlayerError, make_player
+from tabula.eval.search import decision_worths
+from tabula.games import get_game
+from tabula.infra.batch import all_throws
+from tabula.solver.solution import open_solution, solve_game
+
+
+@pytest.fixture(scope="module")
+def ur2(tmp_path_factory):
+    path = tmp_path_factory.mktemp("mcts") / "ur2.h5"
+    solve_game(get_game("ur", 2), path, quiet=True)
+    return open_solution(path)
+
+
+def decisions(game, n, seed=3):
+    """n decisions with two or more moves, in decision form."""
+    codes = uniform_positions(game, 20 * n, seed)
+    counts, nxt, infos = all_throws(game.moves, game.mirror, game.throws, game.max_moves,
+                                    codes)
+    rows, throws = np.nonzero(counts >= 2)
+    rows, throws = rows[:n], throws[:n]
+    return codes[rows], counts[rows, throws], nxt[rows, throws], infos[rows, throws]
+
+
+def test_with_the_exact_values_as_leaf_the_search_finds_them(ur2):
+    """The table as leaf: one simulation values every root move exactly, so the search
+    plays perfectly; with 2,000 the chosen moves' means stay near their exact worths
+    (sampled throws, not every throw), and no choice gives away more than 0.01."""
+    game = ur2.game
+    _, counts, nxt, infos = decisions(game, 60)
+    exact = decision_worths(game, counts, nxt, infos, 0, ur2.values)
+    rows = np.arange(len(counts))
+    keys = np.arange(len(counts), dtype=np.uint64)
+    for sims, mean_error, worst_loss in ((1, 1e-12, 1e-12), (2000, 0.01, 0.01)):
+        visits, means = search(game, counts, nxt, infos, keys, sims, ur2.values)
+        chosen = most_visited(counts, visits, means)
+        assert (exact.max(axis=1) - exact[rows, chosen]).max() <= worst_loss
+        assert np.abs(means[rows, chosen] - exact[rows, chosen]).mean() <= mean_error
+        assert (visits[rows, chosen] >= visits.max(axis=1)).all()
+
+
+def test_more_simulations_give_away_less(ur2):
+    """Exact regret over 100 games: random playouts with 300 simulations a move
+    against 10, and the heuristic as leaf against the heuristic alone."""
+    def loss(spec):
+        return regret(ur2, make_player(spec, ur2.game), 100, 1).summary
+
+    few, many = loss("mcts:10"), loss("mcts:300")
+    assert many["loss_per_game_ci95"][1] < few["loss_per_game_ci95"][0]
+    greedy, searched = loss("heuristic"), loss("mcts:100:heuristic")
+    assert searched["loss_per_game_points"] < greedy["loss_per_game_points"]
+
+
+def test_a_search_replays_exactly_from_its_seed(ur2):
+    player = make_player("mcts:50", ur2.game)
+    first = regret(ur2, player, 40, 7).summary
+    again = regret(ur2, player, 40, 7).summary
+    other = regret(ur2, player, 40, 8).summary
+    assert first["loss_per_game_points"] == again["loss_per_game_points"]
+    assert first["loss_per_game_points"] != other["loss_per_game_points"]
+
+
+@pytest.mark.parametrize("name, pieces, rules", [("ur", 3, "finkel"), ("ur", 3, "masters"),
+                                                 ("ur", 3, "blitz"), ("senet", 3, None),
+                                                 ("einstein", 3, "4x4"), ("bearoff", 4, None)])
+def test_every_game_is_searched_to_a_legal_move(name, pieces, rules):
+    game = get_game(name, pieces, rules)
+    codes, counts, nxt, infos = decisions(game, 30)
+    for spec in ("mcts:64", "mcts:64:heuristic"):
+        chosen = make_player(spec, game).choose(codes, counts, nxt, infos,
+                                                np.linspace(0, 1, len(counts), endpoint=False))
+        assert ((0 <= chosen) & (chosen < counts)).all()
+
+
+@pytest.mark.parametrize("spec", ["mcts", "mcts:0", "mcts:x", "mcts:2000000",
+                                  "mcts:10:nope.onnx"])
+def test_bad_specs_are_one_line(spec):
+    with pytest.raises(PlayerError if "onnx" not in spec else Exception) as caught:
+        make_player(spec, get_game("ur", 2))
+    assert "\n" not in str(caught.value)
+
+
+def test_eval_regret_takes_an_mcts_player(ur2, capsys):
+    assert main(["eval", "regret", "ur", "--pieces", "2", "--table", str(ur2.path),
+                 "--player", "mcts:30", "--games", "20", "--json"]) == 0
+    assert '"player": "mcts:30"' in capsys.readouterr().out
