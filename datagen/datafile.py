@@ -8,7 +8,8 @@ File layout:
           chance; from race tables (n, k), the columns the attribute value_names
           names: solver/values.py), source uint8 (index into SOURCES: met in self-play, drawn
           uniformly, reached by a move self-play did not choose, or met in games of
-          the perfect player that never explore); each shuffled and chunked, so
+          the perfect player that never explore, or valued by a tree search:
+          tabula/search_data.py); each shuffled and chunked, so
           that training reads contiguous slices.
 A position occurs in at most one split.
 """
@@ -29,7 +30,7 @@ from tabula.solver.values import value_ranges
 FORMAT = "tabula-data"
 FORMAT_VERSION = 1
 SPLITS = ("train", "val", "test")
-SOURCES = ("self-play", "uniform", "alternative", "perfect-play")
+SOURCES = ("self-play", "uniform", "alternative", "perfect-play", "search")
 CHUNK = 1 << 16
 
 

@@ -130,13 +130,32 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
     t0 = time.time()
     values = table.values(codes).astype(np.float32)
     t_label = time.time() - t0
-    which = split_of(codes, seed, val_frac, test_frac)
+    settings = {"games": games, "explore": explore, "uniform": uniform, "seed": seed,
+                "alternatives": alternatives, "perfect_games": perfect_games,
+                "val_frac": val_frac, "test_frac": test_frac,
+                "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
+    counts = {"games": games, "self_play_records": int((kinds_play == 0).sum()),
+              "alternative_records": int((kinds_play == 2).sum()),
+              "uniform_records": len(codes_uniform),
+              "perfect_play_records": len(codes_perfect)}
+    made_from = {"table_sha256": table.attrs["sha256"], "table_file": table.path.name}
+    written = write_set(table.game, out, codes, values, source, settings, counts, made_from)
+    seconds = time.time() - started
+    return {**written, "seconds": seconds, "self_play_seconds": t_play,
+            "uniform_seconds": t_uniform, "label_seconds": t_label,
+            "labelled_per_second": len(codes) / max(t_play + t_uniform + t_label, 1e-9)}
+
+
+def write_set(game, out, codes, values, source, settings: dict, counts: dict,
+              made_from: dict) -> dict:
+    """Split the labelled records by position (settings' seed, val_frac and test_frac),
+    shuffle each split and write the set to `out` (via OUT.partial, renamed when
+    whole); made_from: the fields naming what labelled them (a table's checksum, or
+    the search that taught them)."""
+    seed = settings["seed"]
+    which = split_of(codes, seed, settings["val_frac"], settings["test_frac"])
     shuffle = np.random.default_rng([seed, 7])
-    splits, counts = {}, {"games": games,
-                          "self_play_records": int((kinds_play == 0).sum()),
-                          "alternative_records": int((kinds_play == 2).sum()),
-                          "uniform_records": len(codes_uniform),
-                          "perfect_play_records": len(codes_perfect)}
+    splits, counts = {}, dict(counts)
     for k, name in enumerate(SPLITS):
         index = np.flatnonzero(which == k)
         index = index[shuffle.permutation(len(index))]
@@ -144,15 +163,9 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
                         "source": source[index]}
         counts[f"{name}_records"] = len(index)
         counts[f"{name}_positions"] = len(np.unique(codes[index]))
-    g = table.game
-    settings = {"games": games, "explore": explore, "uniform": uniform, "seed": seed,
-                "alternatives": alternatives, "perfect_games": perfect_games,
-                "val_frac": val_frac, "test_frac": test_frac,
-                "exploration": "game g explores at rate explore * u_g, u_g uniform in [0,1)"}
-    meta = stamp(FORMAT, FORMAT_VERSION, g, created=False)
-    attrs = {**meta, "machine": _json(meta["machine"]), "n_features": g.encoding.n_features,
-             "value_names": _json(list(value_names(g))),
-             "table_sha256": table.attrs["sha256"], "table_file": table.path.name,
+    meta = stamp(FORMAT, FORMAT_VERSION, game, created=False)
+    attrs = {**meta, "machine": _json(meta["machine"]), "n_features": game.encoding.n_features,
+             "value_names": _json(list(value_names(game))), **made_from,
              "settings": _json(settings), "counts": _json(counts),
              "sources": _json(list(SOURCES))}
     out = Path(out)
@@ -162,12 +175,8 @@ def generate(table, out, games: int, explore: float, uniform: int, seed: int,
         os.replace(partial, out)
     finally:
         partial.unlink(missing_ok=True)   # nothing half-written is left behind
-    seconds = time.time() - started
     return {"out": str(out), "counts": counts, "settings": settings,
-            "data_sha256": data_sha256(splits), "seconds": seconds,
-            "self_play_seconds": t_play, "uniform_seconds": t_uniform,
-            "label_seconds": t_label,
-            "labelled_per_second": len(codes) / max(t_play + t_uniform + t_label, 1e-9)}
+            "data_sha256": data_sha256(splits)}
 
 
 def _json(obj) -> str:

@@ -4,32 +4,38 @@ contract: the player `mcts:SIMS[:LEAF]` (eval/players.py).
 The tree alternates two kinds of node:
   decision node  a position and a throw: the mover picks one of the legal moves (a
                  throw with none is one move that passes the turn, as in eval.search);
-                 each move is an edge with its visits and the mover's summed worth
+                 each move is an edge with its visits
   chance node    the position after a move, seen by whoever throws next: one child
                  decision node per throw
 A move that wins ends its edge: its worth is 1. Values are winning chances; a value
-backed up across an edge becomes the mover's worth by the contract's `worth` (1 - v
+carried across an edge becomes the mover's worth by the contract's `worth` (1 - v
 when the turn passes, v when the mover throws again), so no game needs its own code.
-
-A chance node is not sampled: each simulation takes the throw whose visits lag its
-probability most (argmax p_t (N + 1) - n_t), so a node's throws are visited in
-proportion to their chances and the search is deterministic given its playouts.
 
 Leaves, by the spec's LEAF:
   playout   (the default) UCT: a simulation adds one chance node and scores it by one
-            random game played to its end; unvisited moves are tried first, then
-            the move maximising Q + C_UCT sqrt(ln N / n)
+            random game played to its end; an edge's value is the mean worth of the
+            simulations through it; unvisited moves are tried first, then the move
+            maximising Q + C_UCT sqrt(ln N / n). A chance node's throw is the one
+            whose visits lag its probability most (argmax p_t (N + 1) - n_t), so
+            throws are visited in proportion to their chances, not sampled. The move
+            played is the root's most visited.
   heuristic, or a network (a path to an .onnx model)
-            PUCT: a simulation adds one decision node and scores all its moves at
-            once by the leaf (one batched call); each move starts with that worth as
-            one visit, and a prior P = softmax(worth / PRIOR_TEMPERATURE); the node's
-            value is its best move's worth; selection maximises
-            Q + C_PUCT P sqrt(N) / (1 + n)
-The move played is the root's most visited (ties: the better Q).
+            Expectimax over the tree grown so far, grown by PUCT: a simulation adds
+            one decision node and values all its moves at once by the leaf (one
+            batched call), with priors P = softmax(worth / PRIOR_TEMPERATURE). Values
+            are not averaged over simulations: a decision node is worth its best
+            move, a chance node the leaf's value of its position until all its throws
+            are searched (each throw once before any twice), then the expectation over
+            its throws; with exact leaf values the search is exact at every size.
+            Every root move is first searched one throw deep over every throw (so the
+            search is never worse informed than one throw of expectimax, eval.search);
+            then selection maximises Q + C_PUCT P sqrt(N) / (1 + n). The move played
+            is the root's best by value.
 
-Many decisions are searched together, one tree each, in lockstep: each simulation
-step selects a leaf in every tree (compiled, on all cores), evaluates all the leaves
-in one call, and backs them up, so a network sees large batches.
+Many decisions are searched together, one tree each, in lockstep: with a leaf, each
+simulation step selects a leaf in every tree (compiled, on all cores), values all
+the leaves in one call, and backs them up, so a network sees large batches; with
+playouts, every simulation is compiled end to end.
 """
 import numpy as np
 from numba import njit, prange
@@ -44,57 +50,93 @@ MAX_DEPTH = 64            # decision nodes on a path; deeper, the chance node is
 MAX_PLAYOUT = 5000        # plies of a random playout before it is called a draw (0.5)
 TREE_BYTES = 256 << 20    # memory of the trees searched at once, at most
 
-SINGLE, TERMINAL, PRIOR = 0, 1, 2   # what a simulation's leaf is
+SINGLE, TERMINAL, PRIOR = 0, 1, 2   # what a simulation's leaf is: a chance node, a win,
+                                    # a decision node (valued with all its moves)
 
 
 @njit(cache=True)
-def _pick_move(d_count, d_n, d_w, d_p, d_visits, prior_mode):
-    """The edge a simulation follows from one decision node."""
+def _edge_value(i, d, j, tree, valued):
+    """The mover's worth of move j of decision node d: with a valuing leaf, the worth
+    of its chance node's current value (the leaf's worth before it has one); with
+    playouts, the mean worth of the simulations through it."""
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
+    if not valued:
+        return d_w[i, d, j] / d_n[i, d, j]
+    c = d_child[i, d, j]
+    return d_w[i, d, j] if c < 0 else worth(d_info[i, d, j], c_v[i, c])
+
+
+@njit(cache=True)
+def _pick_move(i, d, tree, valued):
+    """The edge a simulation follows from decision node d."""
+    d_count, d_n, d_p, d_visits = tree[7], tree[11], tree[13], tree[14]
     best, best_score = 0, -np.inf
-    total = d_visits
-    for j in range(d_count):
-        n = d_n[j]
-        if prior_mode:
-            score = d_w[j] / n + C_PUCT * d_p[j] * np.sqrt(total) / (1.0 + n)
+    for j in range(d_count[i, d]):
+        n = d_n[i, d, j]
+        if valued:
+            score = (_edge_value(i, d, j, tree, True)
+                     + C_PUCT * d_p[i, d, j] * np.sqrt(d_visits[i, d]) / (1.0 + n))
         elif n == 0:
             return j
         else:
-            score = d_w[j] / n + C_UCT * np.sqrt(np.log(total) / n)
+            score = _edge_value(i, d, j, tree, False) + C_UCT * np.sqrt(
+                np.log(d_visits[i, d]) / n)
         if score > best_score:
             best, best_score = j, score
     return best
 
 
 @njit(cache=True)
-def _pick_throw(probs, throw_visits, visits):
-    """The throw whose visits lag its probability most."""
+def _widen_root(i, tree):
+    """The first root move whose throws are not all searched yet (-1: none)."""
+    c_child, d_count, d_info, d_child = tree[3], tree[7], tree[9], tree[10]
+    for j in range(d_count[i, 0]):
+        if d_info[i, 0, j] & OVER:
+            continue
+        c = d_child[i, 0, j]
+        if c < 0 or (c_child[i, c] < 0).any():
+            return j
+    return -1
+
+
+@njit(cache=True)
+def _pick_throw(i, c, probs, tree, widen):
+    """The throw whose visits lag its probability most (widen: first each throw not
+    searched yet, so that a chance node soon has its expectation)."""
+    c_n, c_tn, c_child = tree[1], tree[2], tree[3]
+    if widen:
+        for t in range(len(probs)):
+            if c_child[i, c, t] < 0:
+                return t
     best, best_score = 0, -np.inf
     for t in range(len(probs)):
-        score = probs[t] * (visits + 1.0) - throw_visits[t]
+        score = probs[t] * (c_n[i, c] + 1.0) - c_tn[i, c, t]
         if score > best_score:
             best, best_score = t, score
     return best
 
 
 @njit(cache=True)
-def _select(i, moves, mirror, throws, probs, prior_mode, tree, walk):
+def _select(i, moves, mirror, throws, probs, valued, tree, walk):
     """One leaf of tree i: the path to it (rows of path: decision node, move, the
     chance node above the decision node and its throw, -1 at the root), and the codes
     it needs valued."""
-    (c_code, c_n, c_tn, c_child, n_chance, d_count, d_next, d_info, d_child, d_n, d_w, d_p,
-     d_visits, n_decision) = tree
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     path, depth, kind, leaf, pending, pending_count, values = walk
     d, above, thrown, k = 0, -1, -1, 0
     while True:
-        if prior_mode and d_visits[i, d] == 0:   # a decision node not yet valued
+        if valued and d_visits[i, d] == 0:   # a decision node not yet valued
             kind[i] = PRIOR
             leaf[i, 0], leaf[i, 1], leaf[i, 2] = d, above, thrown
             pending_count[i] = d_count[i, d]
             for j in range(d_count[i, d]):
                 pending[i, j] = d_next[i, d, j]
             break
-        j = _pick_move(d_count[i, d], d_n[i, d], d_w[i, d], d_p[i, d],
-                       d_visits[i, d], prior_mode)
+        j = _widen_root(i, tree) if valued and d == 0 else -1
+        if j < 0:
+            j = _pick_move(i, d, tree, valued)
         path[i, k, 0], path[i, k, 1], path[i, k, 2], path[i, k, 3] = d, j, above, thrown
         k += 1
         if d_info[i, d, j] & OVER:
@@ -107,11 +149,13 @@ def _select(i, moves, mirror, throws, probs, prior_mode, tree, walk):
             n_chance[i] += 1
             c_code[i, c] = d_next[i, d, j]
             d_child[i, d, j] = c
-        if (new and not prior_mode) or k >= MAX_DEPTH:
+            if valued:   # the leaf's value of the position, until its throws are searched
+                c_init[i, c] = c_v[i, c] = worth(d_info[i, d, j], d_w[i, d, j])
+        if (new and not valued) or k >= MAX_DEPTH:
             kind[i], leaf[i, 1], pending_count[i] = SINGLE, c, 1
             pending[i, 0] = c_code[i, c]
             break
-        t = _pick_throw(probs, c_tn[i, c], c_n[i, c])
+        t = _pick_throw(i, c, probs, tree, valued)
         d2 = c_child[i, c, t]
         if d2 < 0:
             d2 = n_decision[i]
@@ -126,44 +170,67 @@ def _select(i, moves, mirror, throws, probs, prior_mode, tree, walk):
 
 
 @njit(cache=True)
-def _backup(i, tree, walk):
-    """Tree i's leaf value carried up its path (values: the pending codes' values, for
-    whoever throws next there)."""
-    (c_code, c_n, c_tn, c_child, n_chance, d_count, d_next, d_info, d_child, d_n, d_w, d_p,
-     d_visits, n_decision) = tree
+def _chance_value(i, c, probs, tree):
+    """Chance node c's value for whoever throws there: the leaf's value of its position
+    until every throw under it is searched, then the expectation over its throws of
+    each one's decision node at its best move's worth."""
+    c_child, c_init, d_count = tree[3], tree[4], tree[7]
+    if (c_child[i, c] < 0).any():
+        return c_init[i, c]
+    total = 0.0
+    for t in range(len(probs)):
+        d = c_child[i, c, t]
+        best = -np.inf
+        for j in range(d_count[i, d]):
+            best = max(best, _edge_value(i, d, j, tree, True))
+        total += probs[t] * best
+    return total
+
+
+@njit(cache=True)
+def _backup(i, probs, valued, tree, walk):
+    """Tree i's leaf carried up its path (values: the pending codes' values, for
+    whoever throws next there): visits counted; with playouts, the leaf's value summed
+    into each edge's worth; with a valuing leaf, each chance node on the path valued
+    again from its children, deepest first."""
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     path, depth, kind, leaf, pending, pending_count, values = walk
-    v = 0.0   # the value, for whoever throws at the chance node below the edge
+    v = 0.0   # with playouts: the value, for whoever throws at the chance node below
     if kind[i] == SINGLE:
         v = values[i, 0]
         c_n[i, leaf[i, 1]] += 1.0
+        if valued:   # a path too deep: the leaf values the chance node itself
+            c_init[i, leaf[i, 1]] = v
     elif kind[i] == PRIOR:
         d, c, t = leaf[i, 0], leaf[i, 1], leaf[i, 2]
-        count = d_count[i, d]
         best, total = -np.inf, 0.0
-        for j in range(count):
-            w = worth(d_info[i, d, j], values[i, j])
-            d_n[i, d, j], d_w[i, d, j] = 1.0, w
-            best = max(best, w)
-        for j in range(count):
+        for j in range(d_count[i, d]):
+            d_w[i, d, j] = worth(d_info[i, d, j], values[i, j])
+            best = max(best, d_w[i, d, j])
+        for j in range(d_count[i, d]):
             d_p[i, d, j] = np.exp((d_w[i, d, j] - best) / PRIOR_TEMPERATURE)
             total += d_p[i, d, j]
-        for j in range(count):
+        for j in range(d_count[i, d]):
             d_p[i, d, j] /= total
-        d_visits[i, d] = count
-        v = best
+        d_visits[i, d] = 1.0
         if c >= 0:
             c_n[i, c] += 1.0
             c_tn[i, c, t] += 1.0
     for k in range(depth[i] - 1, -1, -1):
         d, j, c, t = path[i, k, 0], path[i, k, 1], path[i, k, 2], path[i, k, 3]
-        w = worth(d_info[i, d, j], v)   # 1 for a move that won
+        if valued:
+            below = d_child[i, d, j]
+            if below >= 0:
+                c_v[i, below] = _chance_value(i, below, probs, tree)
+        else:
+            v = worth(d_info[i, d, j], v)   # 1 for a move that won
+            d_w[i, d, j] += v
         d_n[i, d, j] += 1.0
-        d_w[i, d, j] += w
         d_visits[i, d] += 1.0
         if c >= 0:
             c_n[i, c] += 1.0
             c_tn[i, c, t] += 1.0
-        v = w
 
 
 @njit(cache=True)
@@ -189,15 +256,15 @@ def playout(moves, mirror, throws, cum_probs, max_moves, code, key):
 
 
 @njit(parallel=True, cache=True)
-def _select_all(moves, mirror, throws, probs, prior_mode, tree, walk):
+def _select_all(moves, mirror, throws, probs, tree, walk):
     for i in prange(len(walk[2])):
-        _select(i, moves, mirror, throws, probs, prior_mode, tree, walk)
+        _select(i, moves, mirror, throws, probs, True, tree, walk)
 
 
 @njit(parallel=True, cache=True)
-def _backup_all(tree, walk):
+def _backup_all(probs, tree, walk):
     for i in prange(len(walk[2])):
-        _backup(i, tree, walk)
+        _backup(i, probs, True, tree, walk)
 
 
 @njit(parallel=True, cache=True)
@@ -212,29 +279,41 @@ def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree
             if kind[i] == SINGLE:
                 values[i, 0] = playout(moves, mirror, throws, cum_probs, max_moves,
                                        pending[i, 0], stream_key(keys[i], sim))
-            _backup(i, tree, walk)
+            _backup(i, probs, False, tree, walk)
+
+
+@njit(parallel=True, cache=True)
+def _root_values(tree, valued):
+    d_count, d_n = tree[7], tree[11]
+    n, m = d_n.shape[0], d_n.shape[2]
+    out = np.zeros((n, m))
+    for i in prange(n):
+        for j in range(d_count[i, 0]):
+            if valued or d_n[i, 0, j] > 0:
+                out[i, j] = _edge_value(i, 0, j, tree, valued)
+    return out
 
 
 def trees_at_once(game, sims: int) -> int:
     """How many trees fit in TREE_BYTES."""
-    per_node = game.max_moves * (8 * 6 + 4) + 8 * (2 + len(game.throws)) + 4 * len(game.throws)
+    per_node = game.max_moves * (8 * 6 + 4) + 8 * (4 + len(game.throws)) + 4 * len(game.throws)
     return max(1, TREE_BYTES // (per_node * (sims + 2)))
 
 
 def search(game, counts, next_codes, infos, keys, sims: int, leaf=None):
     """Search each decision (decision form, eval.search) with `sims` simulations.
     keys: one uint64 random key per decision (its playouts). leaf: None for random
-    playouts (UCT), else codes -> values for whoever throws next there (PUCT).
-    Returns (visits, mean worth) of every root move, each (n, max_moves), zero beyond
-    a row's count."""
+    playouts, else codes -> values for whoever throws next there. Returns the visits
+    and the value (the mover's worth) of every root move, each (n, max_moves), zero
+    beyond a row's count."""
     n = len(counts)
-    visits, means = np.zeros((n, game.max_moves)), np.zeros((n, game.max_moves))
+    visits, values = np.zeros((n, game.max_moves)), np.zeros((n, game.max_moves))
     step = trees_at_once(game, sims)
     for s in range(0, n, step):
         part = slice(s, min(n, s + step))
-        visits[part], means[part] = _search_trees(game, counts[part], next_codes[part],
-                                                  infos[part], keys[part], sims, leaf)
-    return visits, means
+        visits[part], values[part] = _search_trees(game, counts[part], next_codes[part],
+                                                   infos[part], keys[part], sims, leaf)
+    return visits, values
 
 
 def _search_trees(game, counts, next_codes, infos, keys, sims, leaf):
@@ -244,12 +323,12 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf):
     d_info = np.zeros((n, nodes, m), dtype=np.int64)
     d_count[:, 0], d_next[:, 0], d_info[:, 0] = counts, next_codes, infos
     d_n = np.zeros((n, nodes, m))
-    d_w = np.zeros((n, nodes, m))
     tree = (np.zeros((n, nodes), dtype=np.int64), np.zeros((n, nodes)),      # chance nodes
             np.zeros((n, nodes, throws)), np.full((n, nodes, throws), -1, dtype=np.int32),
-            np.zeros(n, dtype=np.int64),
+            np.zeros((n, nodes)), np.zeros((n, nodes)), np.zeros(n, dtype=np.int64),
             d_count, d_next, d_info, np.full((n, nodes, m), -1, dtype=np.int32),  # decision
-            d_n, d_w, np.zeros((n, nodes, m)), np.zeros((n, nodes)), np.ones(n, dtype=np.int64))
+            d_n, np.zeros((n, nodes, m)), np.zeros((n, nodes, m)), np.zeros((n, nodes)),
+            np.ones(n, dtype=np.int64))
     pending, pending_count, values = (np.zeros((n, m), dtype=np.int64),
                                       np.zeros(n, dtype=np.int64), np.zeros((n, m)))
     kind = np.zeros(n, dtype=np.int64)
@@ -263,16 +342,17 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf):
     else:
         slots = np.arange(m)
         for _ in range(sims):
-            _select_all(game.moves, game.mirror, game.throws, probs, True, tree, walk)
+            _select_all(game.moves, game.mirror, game.throws, probs, tree, walk)
             live = (slots < pending_count[:, None]) & (kind != TERMINAL)[:, None]
             if live.any():
                 values[live] = leaf(pending[live])
-            _backup_all(tree, walk)
-    root_n = d_n[:, 0]
-    return root_n, np.where(root_n > 0, d_w[:, 0] / np.maximum(root_n, 1), 0.0)
+            _backup_all(probs, tree, walk)
+    return d_n[:, 0].copy(), _root_values(tree, leaf is not None)
 
 
-def most_visited(counts, visits, means) -> np.ndarray:
-    """Each row's most visited legal move (ties: the higher mean worth)."""
+def best_moves(counts, visits, values, by_value: bool) -> np.ndarray:
+    """Each row's move to play among its legal ones: the best by value (a search with a
+    valuing leaf), else the most visited (ties: the better value)."""
     legal = np.arange(visits.shape[1]) < np.asarray(counts)[:, None]
-    return np.argmax(np.where(legal, visits + 1e-3 * means, -np.inf), axis=1)
+    score = values if by_value else visits + 1e-3 * values
+    return np.argmax(np.where(legal, score, -np.inf), axis=1)

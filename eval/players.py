@@ -90,10 +90,12 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
 MAX_SIMS = 1_000_000
 
 
-def mcts_player(spec, game, arg, model=None) -> Player:
+def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     """mcts:SIMS[:LEAF]: each decision searched by eval.mcts; its random playouts
-    drawn from the decision's random number, so a game replays exactly."""
-    from .mcts import most_visited, search
+    drawn from the decision's random number, so a game replays exactly. searched:
+    called with (counts, next_codes, infos, visits, values) of each batch searched (the
+    labels of datagen/search_data.py)."""
+    from .mcts import best_moves, search
     sims, _, leaf_name = arg.partition(":")
     if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:
         raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
@@ -114,8 +116,10 @@ def mcts_player(spec, game, arg, model=None) -> Player:
 
     def choose(codes, counts, next_codes, infos, rand):
         keys = (rand * 2.0 ** 53).astype(np.uint64)
-        visits, means = search(game, counts, next_codes, infos, keys, int(sims), leaf)
-        return most_visited(counts, visits, means)
+        visits, values = search(game, counts, next_codes, infos, keys, int(sims), leaf)
+        if searched is not None:
+            searched(counts, next_codes, infos, visits, values)
+        return best_moves(counts, visits, values, by_value=leaf is not None)
     return Player(spec, game, choose, sha256)
 
 

@@ -9,7 +9,8 @@ and the data to its table:
   code_version, machine    the tabula version (and git commit) that wrote it, and where
   created                  when (not in data sets: the same seed gives the same bytes)
   its own checksum         sha256 (table, model) or data_sha256 (data set)
-  what it came from        table_sha256 (data, model, report), data_sha256 (model)
+  what it came from        table_sha256 (data, model, report), data_sha256 (model); a
+                           data set taught by search names its teacher instead
 
 HDF5 attributes cannot hold dicts, so there `machine` is a JSON string.
 """
@@ -45,6 +46,8 @@ def missing_fields(meta: dict) -> list[str]:
     """The schema's fields that `meta` (a file's attributes or manifest) lacks."""
     file_format = meta.get("format")
     wanted = list(COMMON) + list(SOURCES.get(file_format, ()))
+    if file_format == "tabula-data" and "teacher" in meta:   # taught by search, no table
+        wanted.remove("table_sha256")
     if OWN_CHECKSUM.get(file_format):
         wanted.append(OWN_CHECKSUM[file_format])
     return [key for key in wanted if key not in meta]

@@ -87,7 +87,7 @@ def load_config(path) -> dict:
         if unknown:
             raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)} under {stage}; "
                                 f"keys are {', '.join(sorted(DEFAULTS[stage]))}")
-        _check_stage(stage, given, f"{path}: {stage}: ")
+        check_stage(stage, given, f"{path}: {stage}: ")
         merged[stage] = {**DEFAULTS[stage], **given}
     for stage in TRAINING[1:]:
         merged[stage] = merged[stage] if config.get(stage) else None
@@ -98,7 +98,7 @@ SETTINGS = {"solve": SolveSettings, "datagen": DatagenSettings, "train": TrainSe
             "export": ExportSettings, "report": ReportSettings}
 
 
-def _check_stage(stage, given, where):
+def check_stage(stage, given, where):
     """A stage's settings, with the checks its command makes (the LightningCLI sections
     are checked when training starts, as `tabula train` does)."""
     own = {k: v for k, v in given.items() if k not in SECTIONS and k != "players"}
@@ -242,7 +242,7 @@ def _datagen(game, config, paths, work):
 
 def _training_stage(stage):
     def action(game, config, paths, work):
-        _run_training(training_config(game, config, stage, paths), work / stage)
+        run_training(training_config(game, config, stage, paths), work / stage)
     return action
 
 
@@ -255,16 +255,22 @@ def training_config(game, config, stage, paths) -> dict:
         laid = config[later] or {}
         t = {**t, **{key: {**t[key], **laid.get(key, {})} for key in SECTIONS}}
         t["model"]["init_from"] = str(paths[before])
-    data = {**t["data"], "path": str(paths["datagen"])}
-    if data.get("decisions") or data.get("searched"):
-        data["table"] = str(paths["solve"])
-    root = Path(config["workdir"]) / stage
+    settings = lightning_config(t, paths["datagen"], Path(config["workdir"]) / stage)
+    if t["data"].get("decisions") or t["data"].get("searched"):
+        settings["data"]["table"] = str(paths["solve"])
+    return settings
+
+
+def lightning_config(t: dict, data_path, root, init_from: str | None = None) -> dict:
+    """The `tabula train` config of training settings `t` (a train section): its data
+    at data_path, its runs under root, from the weights at init_from (None: as t says)."""
+    model = {**t["model"], "init_from": init_from} if init_from else dict(t["model"])
     return {"seed_everything": t["seed"], "patience": t["patience"], "threads": t["threads"],
-            "model": t["model"],
-            "data": data, "trainer": {**t["trainer"], "default_root_dir": str(root)}}
+            "model": model, "data": {**t["data"], "path": str(data_path)},
+            "trainer": {**t["trainer"], "default_root_dir": str(root)}}
 
 
-def _run_training(train_config, root):
+def run_training(train_config, root):
     from tabula.training.cli import run
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)

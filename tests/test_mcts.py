@@ -6,7 +6,7 @@ import pytest
 from tabula.cli import main
 from tabula.datagen.sampling import uniform_positions
 from tabula.eval.measures import regret
-from tabula.eval.mcts import most_visited, search
+from tabula.eval.mcts import best_moves, search
 from tabula.eval.players import PlayerError, make_player
 from tabula.eval.search import decision_worths
 from tabula.games import get_game
@@ -31,21 +31,22 @@ def decisions(game, n, seed=3):
     return codes[rows], counts[rows, throws], nxt[rows, throws], infos[rows, throws]
 
 
-def test_with_the_exact_values_as_leaf_the_search_finds_them(ur2):
-    """The table as leaf: one simulation values every root move exactly, so the search
-    plays perfectly; with 2,000 the chosen moves' means stay near their exact worths
-    (sampled throws, not every throw), and no choice gives away more than 0.01."""
+def test_with_the_exact_values_as_leaf_the_search_is_exact_at_every_size(ur2):
+    """The table as leaf: a chance node's value is the expectation over its throws once
+    all are searched (the leaf's value before), so every root move's value is its
+    exact worth whatever the number of simulations, and every choice perfect."""
     game = ur2.game
     _, counts, nxt, infos = decisions(game, 60)
     exact = decision_worths(game, counts, nxt, infos, 0, ur2.values)
+    legal = np.arange(game.max_moves) < counts[:, None]
     rows = np.arange(len(counts))
     keys = np.arange(len(counts), dtype=np.uint64)
-    for sims, mean_error, worst_loss in ((1, 1e-12, 1e-12), (2000, 0.01, 0.01)):
-        visits, means = search(game, counts, nxt, infos, keys, sims, ur2.values)
-        chosen = most_visited(counts, visits, means)
-        assert (exact.max(axis=1) - exact[rows, chosen]).max() <= worst_loss
-        assert np.abs(means[rows, chosen] - exact[rows, chosen]).mean() <= mean_error
-        assert (visits[rows, chosen] >= visits.max(axis=1)).all()
+    for sims in (1, 7, 300):
+        visits, values = search(game, counts, nxt, infos, keys, sims, ur2.values)
+        assert np.abs(np.where(legal, values - exact, 0)).max() < 1e-6
+        chosen = best_moves(counts, visits, values, by_value=True)
+        assert (exact[rows, chosen] >= exact.max(axis=1) - 1e-6).all()
+        assert (visits.sum(axis=1) == sims - 1).all()   # the first values the root
 
 
 def test_more_simulations_give_away_less(ur2):

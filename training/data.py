@@ -143,7 +143,7 @@ class ValueData(L.LightningDataModule):
         if table:
             from tabula.solver.table import Table
             sha = Table(table).attrs["sha256"]
-            if sha != self.file.attrs["table_sha256"]:
+            if sha != self.file.attrs.get("table_sha256"):
                 raise DataError(f"{table} is not the table {path} was made from")
         self.splits = {}
         self.device = torch.device("cpu")

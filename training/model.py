@@ -352,7 +352,7 @@ class ValueNet(L.LightningModule):
         if data is not None:
             checkpoint["tabula"] = {"data_path": str(data.path),
                                     "data_sha256": data.file.attrs["data_sha256"],
-                                    "table_sha256": data.file.attrs["table_sha256"]}
+                                    "table_sha256": data.file.attrs.get("table_sha256")}
 
     def on_load_checkpoint(self, checkpoint):
         """Refuse to resume (--ckpt_path) a run whose schedule state this code cannot

@@ -132,6 +132,10 @@ def _check_kind(kind, path, args, checks, own):
     elif kind == "data":
         data = _data(path)
         own(data.verify(), "data: checksums of the splits, schema")
+        if "teacher" in data.attrs:
+            checks.append({"check": "data -> teacher", "ok": None,
+                           "detail": f"taught by {data.attrs['teacher']}, not from a table"})
+            return
         table = args.table or _beside(path, data.attrs.get("table_file"))
         _link(checks, "data -> table", data.attrs["table_sha256"], table, _table_sha,
               bool(args.table))

@@ -1,0 +1,62 @@
+"""Labelled positions taught by tree search instead of a table (issue 51): where no
+table exists, the search is the teacher.
+
+Self-play games of the search `mcts:SIMS[:LEAF]` (both sides, lockstep, eval.engine),
+and at each searched decision, every move labels the position it reaches: the
+search's value of the move (at least one throw of expectimax over the search's leaf,
+eval/mcts.py), turned into the value for whoever throws next there (the contract's
+`worth` is its own inverse for a move that did not win). A move that wins needs no
+label. The teacher needs a leaf that values positions (the heuristic or a network):
+random playouts value a move by the mean of a few random games, too rough to teach. With
+set-ups drawn at random (EinStein) and the dice, the games spread out by themselves.
+
+The set is written as `tabula datagen` writes one (datagen/generate.py: write_set),
+its records of source "search", naming its teacher instead of a table.
+"""
+import time
+
+import numpy as np
+
+from tabula.eval.engine import play
+from tabula.eval.players import mcts_player
+from tabula.games.game import OVER, worths
+from tabula.infra.errors import TabulaError
+from tabula.infra.progress import Progress
+
+from tabula.datagen.datafile import SOURCES
+from tabula.datagen.generate import write_set
+
+def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
+                test_frac: float, model=None, quiet=False) -> dict:
+    """Play `games` games of the search `teacher` (an mcts spec) against itself and
+    write the positions its moves reach, labelled by the search, to `out`."""
+    kind, _, arg = teacher.partition(":")
+    if kind != "mcts" or arg.count(":") != 1 or arg.endswith(":playout"):
+        raise TabulaError(f"the teacher must be a tree search with a leaf that values "
+                          f"positions, mcts:SIMS:heuristic or mcts:SIMS:MODEL.onnx, not "
+                          f"{teacher!r}")
+    labelled_codes, labelled_values = [], []
+
+    def keep(counts, next_codes, infos, visits, values):
+        legal = np.arange(next_codes.shape[1]) < counts[:, None]
+        taught = legal & ((infos & OVER) == 0)
+        labelled_codes.append(next_codes[taught])
+        labelled_values.append(worths(infos[taught], values[taught]))
+
+    started = time.time()
+    player = mcts_player(teacher, game, arg, model, searched=keep)
+    progress = Progress(f"self-play of {teacher}", None, "turns", quiet)
+    played = play(game, [player, player], np.arange(games) % 2, np.arange(games), seed,
+                  progress=progress.update)
+    progress.done(f"{games:,} games")
+    codes = np.concatenate(labelled_codes) if labelled_codes else np.zeros(0, np.int64)
+    values = (np.concatenate(labelled_values) if labelled_values else np.zeros(0)) \
+        .astype(np.float32)
+    source = np.full(len(codes), SOURCES.index("search"), dtype=np.uint8)
+    settings = {"games": games, "teacher": teacher, "seed": seed,
+                "val_frac": val_frac, "test_frac": test_frac}
+    counts = {"games": games, "search_records": len(codes),
+              "decisions": int(played.decisions.sum())}
+    made_from = {"teacher": teacher, "teacher_model_sha256": player.model_sha256 or ""}
+    written = write_set(game, out, codes, values, source, settings, counts, made_from)
+    return {**written, "seconds": time.time() - started}

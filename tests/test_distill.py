@@ -1,0 +1,82 @@
+"""tabula distill and tabula/search_data.py: networks taught by tree search, checked
+on a variant with a table (issue 51)."""
+import numpy as np
+import pytest
+import yaml
+
+from tabula.cli import main
+from tabula.datagen.datafile import SOURCES, DataFile
+from tabula.distill import DistillError, load_recipe, run_distill
+from tabula.games import get_game
+from tabula.search_data import search_data
+from tabula.solver.solution import open_solution, solve_game
+
+
+@pytest.fixture(scope="module")
+def ur2(tmp_path_factory):
+    path = tmp_path_factory.mktemp("distill") / "ur2.h5"
+    solve_game(get_game("ur", 2), path, quiet=True)
+    return open_solution(path)
+
+
+def test_search_labels_are_near_the_exact_values(ur2, tmp_path):
+    """Labels of a search with the heuristic as leaf: every position one a move
+    reaches, valued at least one throw deep; nearer the table than the heuristic's own
+    values of the same positions."""
+    from tabula.infra.batch import evaluate_many
+    out = tmp_path / "taught.h5"
+    search_data(ur2.game, "mcts:30:heuristic", out, 100, 1, 0.1, 0.1, quiet=True)
+    data = DataFile(out)
+    assert data.attrs["teacher"] == "mcts:30:heuristic" and "table_sha256" not in data.attrs
+    codes = np.concatenate([data.read(s, "codes") for s in ("train", "val", "test")])
+    labels = np.concatenate([data.read(s, "values") for s in ("train", "val", "test")])
+    assert len(codes) > 1000
+    assert (data.read("train", "source") == SOURCES.index("search")).all()
+    exact = ur2.values(codes)
+    heuristic = evaluate_many(ur2.game.heuristic, codes)
+    assert np.abs(labels - exact).mean() < np.abs(heuristic - exact).mean()
+    assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize("teacher", ["mcts:30", "mcts:30:playout", "net:x.onnx", "mcts"])
+def test_a_teacher_must_be_a_search_that_values_positions(ur2, tmp_path, teacher):
+    with pytest.raises(ValueError, match="the teacher must be a tree search"):
+        search_data(ur2.game, teacher, tmp_path / "x.h5", 10, 1, 0.1, 0.1, quiet=True)
+
+
+def recipe(tmp_path, table, **distill):
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump({
+        "name": "tiny", "game": "ur", "pieces": 2, "workdir": str(tmp_path / "work"),
+        "table": str(table.path),
+        "distill": {"generations": 2, "teacher": "mcts:30:heuristic", "sims": 30,
+                    "games": 150, "report_games": 200, **distill},
+        "train": {"model": {"hidden": [32]}, "data": {"batch_size": 256},
+                  "trainer": {"max_epochs": 3, "enable_progress_bar": False,
+                              "enable_model_summary": False}}}))
+    return path
+
+
+def test_generations_are_taught_in_turn_and_a_rerun_skips_them(ur2, tmp_path):
+    lines = []
+    summary = run_distill(load_recipe(recipe(tmp_path, ur2)), log=lines.append)
+    generations = summary["generations"]
+    assert list(generations) == ["0", "1"]
+    assert generations["1"]["teacher"].startswith("mcts:30:") and \
+        generations["1"]["teacher"].endswith("gen_0/model.onnx")
+    for record in generations.values():
+        assert record["records"] > 1000 and 0 <= record["regret"]["loss_per_game"] < 40
+    assert (tmp_path / "work" / "gen_1" / "model.onnx").is_file()
+    lines = []
+    run_distill(load_recipe(recipe(tmp_path, ur2)), log=lines.append)
+    assert lines == [f"[gen {g}] up to date: {tmp_path / 'work' / f'gen_{g}' / 'model.onnx'}"
+                     for g in (0, 1)]
+
+
+@pytest.mark.parametrize("bad, said", [({"generations": 0}, "generations must be at least 1"),
+                                       ({"sims": "many"}, "sims must be int"),
+                                       ({"gamez": 3}, "unknown setting gamez")])
+def test_bad_recipes_are_one_line(ur2, tmp_path, bad, said):
+    with pytest.raises(ValueError, match=said):
+        load_recipe(recipe(tmp_path, ur2, **bad))
+    assert issubclass(DistillError, ValueError)
