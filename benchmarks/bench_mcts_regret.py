@@ -56,7 +56,8 @@ def main():
                      "ms a move": round(1000 * summary["seconds"] / max(summary["decisions"], 1),
                                         3)})
         print(rows[-1], flush=True)
-    report(f"mcts_regret_{game.name}_{game.rules}_{game.pieces}", rows,
+    leaves = args.leaves.replace(",", "-")
+    report(f"mcts_regret_{game.name}_{game.rules}_{game.pieces}_{leaves}", rows,
            {"table": str(args.table), "model": str(args.model), "seed": args.seed})
 
 

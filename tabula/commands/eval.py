@@ -8,7 +8,8 @@ from .common import (UsageError, add_game_arguments, add_table_argument, check_o
                      game_from_args, open_table, print_json_or_text, seed)
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
-               "net:MODEL.onnx, net+search:MODEL.onnx")
+               "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[:LEAF] (tree search; "
+               "LEAF: playout, heuristic or MODEL.onnx)")
 
 
 def add_parser(sub):
