@@ -20,13 +20,12 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import yaml
-
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
 from tabula.infra.settings import MAX_SEED, Settings
-from tabula.pipeline import DEFAULTS, SECTIONS, check_stage, lightning_config, run_training
+from tabula.pipeline import (DEFAULTS, SECTIONS, check_stage, lightning_config, read_recipe,
+                             run_training)
 
 
 class DistillError(TabulaError):
@@ -50,20 +49,8 @@ class DistillSettings(Settings):
 
 def load_recipe(path) -> dict:
     path = Path(path)
-    if not path.is_file():
-        raise DistillError(f"no recipe {path}")
-    try:
-        recipe = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (UnicodeDecodeError, yaml.YAMLError) as err:
-        raise DistillError(f"{path} is not a YAML recipe ({' '.join(str(err).split())[:200]})") \
-            from None
-    allowed = {"name", "game", "rules", "pieces", "workdir", "table", "distill", "train"}
-    if not isinstance(recipe, dict) or "game" not in recipe:
-        raise DistillError(f"{path} must be a YAML mapping naming the game (game: einstein)")
-    unknown = sorted(set(recipe) - allowed)
-    if unknown:
-        raise DistillError(f"{path}: unknown key(s) {', '.join(unknown)}; keys are "
-                           f"{', '.join(sorted(allowed))}")
+    recipe = read_recipe(path, {"name", "game", "rules", "pieces", "workdir", "table",
+                                "distill", "train"}, "recipe", DistillError)
     game = get_game(recipe["game"], recipe.get("pieces"), recipe.get("rules"))
     distill, train = recipe.get("distill") or {}, recipe.get("train") or {}
     if not isinstance(distill, dict) or not isinstance(train, dict):

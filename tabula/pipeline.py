@@ -55,26 +55,34 @@ class PipelineError(TabulaError):
     """A pipeline config that cannot be run."""
 
 
-def load_config(path) -> dict:
+def read_recipe(path, allowed: set, what: str, error=None) -> dict:
+    """The YAML mapping at `path` (a pipeline config or a distillation recipe): UTF-8,
+    valid YAML, a mapping of the `allowed` keys naming the game; else one line."""
+    error = error or PipelineError
     path = Path(path)
     if not path.is_file():
-        raise PipelineError(f"no pipeline config {path}")
+        raise error(f"no {what} {path}")
     try:
         config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except UnicodeDecodeError:
-        raise PipelineError(f"{path} is not UTF-8 text") from None
+        raise error(f"{path} is not UTF-8 text") from None
     except yaml.YAMLError as err:
-        raise PipelineError(f"{path} is not valid YAML ({' '.join(str(err).split())})") \
-            from None
+        raise error(f"{path} is not valid YAML ({' '.join(str(err).split())})") from None
     if not isinstance(config, dict):
-        raise PipelineError(f"{path} must be a YAML mapping (game: ..., pieces: ..., ...)")
-    allowed = {"name", "game", "rules", "pieces", "workdir", *STAGES}
+        raise error(f"{path} must be a YAML mapping (game: ..., pieces: ..., ...)")
     unknown = sorted(set(config) - allowed)
     if unknown:
-        raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)}; keys are "
-                            f"{', '.join(sorted(allowed))}")
+        raise error(f"{path}: unknown key(s) {', '.join(unknown)}; keys are "
+                    f"{', '.join(sorted(allowed))}")
     if "game" not in config:
-        raise PipelineError(f"{path}: give the game (game: ur or game: senet)")
+        raise error(f"{path}: give the game (game: ur or game: senet)")
+    return config
+
+
+def load_config(path) -> dict:
+    path = Path(path)
+    config = read_recipe(path, {"name", "game", "rules", "pieces", "workdir", *STAGES},
+                         "pipeline config")
     game = get_game(config["game"], config.get("pieces"), config.get("rules"))
     merged = {"name": config.get("name", path.stem), "game": game.name,
               "rules": game.rules, "pieces": game.pieces,
