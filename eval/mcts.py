@@ -53,6 +53,18 @@ TREE_BYTES = 256 << 20    # memory of the trees searched at once, at most
 SINGLE, TERMINAL, PRIOR = 0, 1, 2   # what a simulation's leaf is: a chance node, a win,
                                     # a decision node (valued with all its moves)
 
+# `tree`: the arrays of a batch of trees (first index: the tree; _search_trees makes
+# them). Chance nodes: c_code (the position), c_n (visits), c_tn (visits of each
+# throw), c_child (the decision node under each throw, -1: not yet), c_init (the leaf's
+# value of the position), c_v (its current value; both with a valuing leaf), n_chance
+# (nodes in use). Decision nodes: d_count, d_next, d_info (the moves), d_child (each
+# move's chance node), d_n (each move's visits), d_w (its worth: summed over the
+# simulations with playouts, the leaf's with a valuing leaf), d_p (its prior),
+# d_visits (the node's visits), n_decision (nodes in use).
+# `walk`: one simulation of each tree: path (rows: decision node, move, the chance node
+# above and its throw), depth, kind of leaf, leaf (its nodes), pending (the codes it
+# needs valued), pending_count, values (theirs).
+
 
 @njit(cache=True)
 def _edge_value(i, d, j, tree, valued):
@@ -70,7 +82,8 @@ def _edge_value(i, d, j, tree, valued):
 @njit(cache=True)
 def _pick_move(i, d, tree, valued):
     """The edge a simulation follows from decision node d."""
-    d_count, d_n, d_p, d_visits = tree[7], tree[11], tree[13], tree[14]
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     best, best_score = 0, -np.inf
     for j in range(d_count[i, d]):
         n = d_n[i, d, j]
@@ -90,7 +103,8 @@ def _pick_move(i, d, tree, valued):
 @njit(cache=True)
 def _widen_root(i, tree):
     """The first root move whose throws are not all searched yet (-1: none)."""
-    c_child, d_count, d_info, d_child = tree[3], tree[7], tree[9], tree[10]
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     for j in range(d_count[i, 0]):
         if d_info[i, 0, j] & OVER:
             continue
@@ -104,7 +118,8 @@ def _widen_root(i, tree):
 def _pick_throw(i, c, probs, tree, widen):
     """The throw whose visits lag its probability most (widen: first each throw not
     searched yet, so that a chance node soon has its expectation)."""
-    c_n, c_tn, c_child = tree[1], tree[2], tree[3]
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     if widen:
         for t in range(len(probs)):
             if c_child[i, c, t] < 0:
@@ -174,7 +189,8 @@ def _chance_value(i, c, probs, tree):
     """Chance node c's value for whoever throws there: the leaf's value of its position
     until every throw under it is searched, then the expectation over its throws of
     each one's decision node at its best move's worth."""
-    c_child, c_init, d_count = tree[3], tree[4], tree[7]
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     if (c_child[i, c] < 0).any():
         return c_init[i, c]
     total = 0.0
@@ -257,13 +273,13 @@ def playout(moves, mirror, throws, cum_probs, max_moves, code, key):
 
 @njit(parallel=True, cache=True)
 def _select_all(moves, mirror, throws, probs, tree, walk):
-    for i in prange(len(walk[2])):
+    for i in prange(len(walk[2])):   # walk[2]: the kind of leaf, one per tree
         _select(i, moves, mirror, throws, probs, True, tree, walk)
 
 
 @njit(parallel=True, cache=True)
 def _backup_all(probs, tree, walk):
-    for i in prange(len(walk[2])):
+    for i in prange(len(walk[2])):   # walk[2]: the kind of leaf, one per tree
         _backup(i, probs, True, tree, walk)
 
 
@@ -272,7 +288,7 @@ def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree
                         sims):
     """Every simulation of every tree, with playout leaves: one compiled loop, no
     Python between simulations."""
-    kind, pending, values = walk[2], walk[4], walk[6]
+    path, depth, kind, leaf, pending, pending_count, values = walk
     for i in prange(len(kind)):
         for sim in range(sims):
             _select(i, moves, mirror, throws, probs, False, tree, walk)
@@ -284,7 +300,8 @@ def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree
 
 @njit(parallel=True, cache=True)
 def _root_values(tree, valued):
-    d_count, d_n = tree[7], tree[11]
+    (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
+     d_n, d_w, d_p, d_visits, n_decision) = tree
     n, m = d_n.shape[0], d_n.shape[2]
     out = np.zeros((n, m))
     for i in prange(n):
