@@ -29,10 +29,11 @@ def test_run_script_exit_status(monkeypatch, capsys):
 @pytest.mark.parametrize("script,args,message", [
     ("bench_lookup.py", ["missing.h5"], "no table file"),
     ("bench_train_steps.py", ["missing.h5", "missing.h5"], "no data file"),
+    ("bench_mcts_regret.py", ["--table", "missing.h5", "--model", "m.onnx"], "no table file"),
 ])
 def test_missing_file_is_one_line(tmp_path, script, args, message):
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script),
-                           *(str(tmp_path / a) for a in args)],
+                           *(a if a.startswith("--") else str(tmp_path / a) for a in args)],
                           capture_output=True, text=True, cwd=tmp_path, timeout=120)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
