@@ -62,8 +62,6 @@ def load_recipe(path) -> dict:
     check_stage("train", train, f"{path}: train: ")
     name = recipe.get("name", path.stem)
     table = recipe.get("table")
-    if table is not None and not Path(table).is_file():
-        raise DistillError(f"{path}: no table {table}")
     return {"name": name, "game": game.name, "rules": game.rules, "pieces": game.pieces,
             "workdir": recipe.get("workdir", f"runs/distill/{name}"), "table": table,
             "distill": {**asdict(DistillSettings()), **distill},

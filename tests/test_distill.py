@@ -80,3 +80,21 @@ def test_bad_recipes_are_one_line(ur2, tmp_path, bad, said):
     with pytest.raises(ValueError, match=said):
         load_recipe(recipe(tmp_path, ur2, **bad))
     assert issubclass(DistillError, ValueError)
+
+
+def test_shipped_recipes_load():
+    from pathlib import Path
+    folder = Path(__file__).resolve().parent.parent / "configs" / "distill"
+    recipes = {path.stem: load_recipe(path) for path in folder.glob("*.yaml")}
+    assert sorted(recipes) == ["einstein3", "einstein6"]
+    assert recipes["einstein6"]["pieces"] == 6 and recipes["einstein6"]["table"] is None
+    assert recipes["einstein3"]["table"] == "tables/einstein-5x5-3.h5"
+
+
+def test_a_recipe_naming_a_missing_table_stops_before_any_work(ur2, tmp_path):
+    recipe_path = recipe(tmp_path, ur2)
+    loaded = load_recipe(recipe_path)
+    loaded["table"] = str(tmp_path / "none.h5")
+    with pytest.raises(ValueError, match="none.h5"):
+        run_distill(loaded, log=lambda line: None)
+    assert not (tmp_path / "work" / "gen_0").exists()
