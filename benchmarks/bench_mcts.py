@@ -12,7 +12,6 @@ Python between simulations), the hand-made heuristic, and the shipped network (o
 batched ONNX call a step for all trees). The compile is done before the clock starts.
 """
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -31,8 +30,9 @@ def main():
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--threads", type=int, default=1, help="cores to use")
     args = parser.parse_args()
-    os.environ["NUMBA_NUM_THREADS"] = str(args.threads)   # before numba is imported
+    import numba
     import numpy as np
+    numba.set_num_threads(args.threads)
 
     from tabula.datagen.sampling import uniform_positions
     from tabula.eval.players import make_player
