@@ -20,7 +20,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from tabula.games import get_game
+from tabula.games import game_of
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields
@@ -73,12 +73,9 @@ class DataFile:
             if "data_sha256" not in self.attrs or any(s not in f for s in SPLITS):
                 raise DataError(f"{self.path} is incomplete")
             self.sizes = {s: len(f[s]["codes"]) for s in SPLITS}
-            said = check(DataAttributes, dict(self.attrs),
-                         f"{self.path} has broken attributes", DataError)
-            try:
-                self.game = get_game(said.game, said.pieces, said.rules)
-            except TabulaError as err:
-                raise DataError(f"{self.path} has broken attributes ({err})") from None
+            where = f"{self.path} has broken attributes"
+            said = check(DataAttributes, dict(self.attrs), where, DataError)
+            self.game = game_of(said, where, DataError)
             self.settings, self.counts = said.settings, said.counts
             self._check(f)
         other = self.game.differs_from(game, pieces, rules)

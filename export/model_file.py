@@ -4,7 +4,7 @@ from pathlib import Path
 
 import numpy as np
 
-from tabula.games import get_game
+from tabula.games import game_of
 from tabula.infra.errors import TabulaError
 from tabula.infra.manifest import missing_fields, sha256_file
 from tabula.infra.schemas import ModelManifest, ModelMetadata, check, load_json
@@ -78,10 +78,7 @@ class OnnxValueModel:
                              "export, or by a version before it wrote them): export it again")
         said = check(ModelMetadata, self.metadata, f"{self.path}: broken tabula metadata",
                      ModelError)
-        try:
-            self.game = get_game(said.game, said.pieces, said.rules)
-        except TabulaError as err:
-            raise ModelError(f"{self.path}: {err}") from None
+        self.game = game_of(said, str(self.path), ModelError)
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise ModelError(f"{self.path} is a model of {self.game.describe()}, {other}")

@@ -5,6 +5,7 @@ A game module offers NAME, DEFAULT_PIECES, MAX_PIECES and make(pieces) -> Game
 registered here, and a test registers a toy game the same way.
 """
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
+from tabula.infra.errors import TabulaError
 from . import bearoff, einstein, senet, ur
 from .game import Game, PositionError, Race
 
@@ -63,3 +64,12 @@ register(einstein)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "get_game", "pieces_help", "register",
            "rule_sets", "rules_help"]
+
+
+def game_of(variant, where: str, error) -> Game:
+    """The game a file says it holds (its game, pieces and rules, as read by a schema
+    of infra/schemas.py), or `error` naming `where` when no such game exists."""
+    try:
+        return get_game(variant.game, variant.pieces, variant.rules)
+    except TabulaError as err:
+        raise error(f"{where}: {err}") from None

@@ -17,8 +17,7 @@ import h5py
 import numpy as np
 from numba import njit, prange
 
-from tabula.games import PositionError, get_game
-from tabula.infra.errors import TabulaError
+from tabula.games import PositionError, game_of
 from tabula.games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
 from tabula.infra.h5files import open_checked, plain
 from tabula.infra.manifest import stamp
@@ -135,12 +134,9 @@ class Table:
     def _layout(self, f):
         """The game and the layers, after checking the attributes and every layer's
         dataset against them: a file that says something else than it holds is refused."""
-        said = check(TableAttributes, dict(self.attrs), f"{self.path} has broken attributes",
-                     TableError)
-        try:
-            game = get_game(said.game, said.pieces, said.rules)
-        except TabulaError as err:
-            raise TableError(f"{self.path} has broken attributes ({err})") from None
+        where = f"{self.path} has broken attributes"
+        said = check(TableAttributes, dict(self.attrs), where, TableError)
+        game = game_of(said, where, TableError)
         layers, max_total = said.layers, said.max_total
         expected = game.solved_layers(None if max_total < 0 else max_total)
         if sorted(layers) != sorted(expected):
