@@ -94,7 +94,7 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     """mcts:SIMS[:LEAF]: each decision searched by eval.mcts; its random playouts
     drawn from the decision's random number, so a game replays exactly. searched:
     called with (counts, next_codes, infos, visits, values) of each batch searched (the
-    labels of datagen/search_data.py)."""
+    labels of tabula/search_data.py)."""
     from .mcts import best_moves, search
     sims, _, leaf_name = arg.partition(":")
     if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:

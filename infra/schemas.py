@@ -90,6 +90,18 @@ class StageRecords(RootModel[dict[StageName, StageRecord]]):
     """A pipeline's stages.json: each finished stage's stamp and time."""
 
 
+class GenerationRecord(StageRecord):
+    teacher: Annotated[str, StringConstraints(max_length=4096)]
+    records: Annotated[int, Field(ge=0)]
+    regret: dict | None = None
+
+
+class GenerationRecords(RootModel[dict[Annotated[str, StringConstraints(pattern=r"^\d{1,3}$")],
+                                      GenerationRecord]]):
+    """A distillation's distill.json: each finished generation's stamp, teacher,
+    positions taught, time and measured loss."""
+
+
 Layers = Annotated[list[tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)]]],
                    BeforeValidator(_json_text)]
 
@@ -157,3 +169,18 @@ def load_json(path, error=ValueError):
 def read_json(path, schema: type[BaseModel], error=ValueError):
     """The JSON file at `path` as `schema` (load_json, then check)."""
     return check(schema, load_json(path, error), str(path), error)
+
+
+def read_records(path, schema: type[RootModel], log, redo: str) -> dict:
+    """The records of finished work in the JSON file at `path` (a RootModel of a dict of
+    records: stages, generations), as plain dicts; none when there is no such file, or
+    when it does not fit `schema`, saying so with `redo` ('every stage runs again')."""
+    path = Path(path)
+    if not path.is_file():
+        return {}
+    try:
+        records = read_json(path, schema).root
+    except ValueError as err:
+        log(f"{err}: {redo}")
+        return {}
+    return {key: record.model_dump(exclude_none=True) for key, record in records.items()}

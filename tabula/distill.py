@@ -1,11 +1,11 @@
 """`tabula distill`: networks taught by tree search instead of a table (issue 51),
 generation after generation, from one YAML recipe (configs/distill/*.yaml).
 
-Generation 0's teacher is the recipe's `teacher` (a search with the heuristic or
-playouts as leaf: no network yet); generation g's is `mcts:SIMS:` the network of
-generation g - 1. Each generation:
-  data     self-play of the teacher, every well-visited move's result labelled by the
-           search (tabula/search_data.py)
+Generation 0's teacher is the recipe's `teacher` (a search with the heuristic as
+leaf: no network yet); generation g's is `mcts:SIMS:` the network of generation g - 1.
+Each generation:
+  data     self-play of the teacher, the result of every move it searched labelled by
+           the search (tabula/search_data.py)
   train    `tabula train` on those labels, from the weights of the generation before
   export   the network (WORKDIR/gen_G/model.onnx and its manifest)
   measure  with the recipe's `table` (a variant that has one), the network's exact
@@ -24,8 +24,9 @@ from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
 from tabula.infra.settings import MAX_SEED, Settings
-from tabula.pipeline import (DEFAULTS, SECTIONS, check_stage, lightning_config, read_recipe,
-                             run_training)
+from tabula.infra.schemas import GenerationRecords, read_records
+from tabula.pipeline import (DEFAULTS, SECTIONS, best_checkpoint, check_stage,
+                             lightning_config, read_recipe, run_training)
 
 
 class DistillError(TabulaError):
@@ -60,6 +61,9 @@ def load_recipe(path) -> dict:
     if unknown:
         raise DistillError(f"{path}: unknown key(s) {', '.join(unknown)} under train")
     check_stage("train", train, f"{path}: train: ")
+    if "teacher" in distill:   # built once, so that a bad one is refused before any work
+        from tabula.search_data import teacher_player
+        teacher_player(game, distill["teacher"])
     name = recipe.get("name", path.stem)
     table = recipe.get("table")
     return {"name": name, "game": game.name, "rules": game.rules, "pieces": game.pieces,
@@ -90,13 +94,14 @@ def run_distill(recipe: dict, log=print) -> dict:
         raise DistillError(f"train: {err}") from None
     table = _table(recipe, game)
     state_path = work / "distill.json"
-    state = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    state = read_records(state_path, GenerationRecords, log, "every generation is taught again")
     stamp = _stamp(recipe["game"], recipe["rules"], recipe["pieces"])
+    taught_by = ({**s, "generations": None, "report_games": None},   # what a network is
+                 {k: t[k] for k in (*SECTIONS, "seed")})             # made of
     for generation in range(s["generations"]):
         folder = work / f"gen_{generation}"
         model = folder / "model.onnx"
-        settings = {**s, "generations": None, "report_games": None}
-        stamp = _stamp(stamp, settings, {k: t[k] for k in (*SECTIONS, "seed")}, generation)
+        stamp = _stamp(stamp, *taught_by, generation)
         done = state.get(str(generation), {})
         if done.get("stamp") == stamp and model.is_file():
             log(f"[gen {generation}] up to date: {model}")
@@ -109,11 +114,10 @@ def run_distill(recipe: dict, log=print) -> dict:
                            s["seed"] + generation, s["val_frac"], s["test_frac"])
         log(f"[gen {generation}] {data['counts']['search_records']:,} positions taught; "
             "training ...")
-        before = work / f"gen_{generation - 1}" / "train" / "version_0" / "checkpoints" / \
-            "best.ckpt"
+        before = best_checkpoint(work / f"gen_{generation - 1}" / "train")
         run_training(lightning_config(t, folder / "data.h5", folder / "train",
-                                       str(before) if generation else None), folder / "train")
-        export(folder / "train" / "version_0" / "checkpoints" / "best.ckpt", model, int8=False)
+                                      str(before) if generation else None), folder / "train")
+        export(best_checkpoint(folder / "train"), model, int8=False)
         record = {"stamp": stamp, "teacher": teacher, "records": data["counts"]["search_records"],
                   "seconds": time.time() - started}
         if table is not None:

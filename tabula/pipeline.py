@@ -29,7 +29,7 @@ from tabula.export.settings import ExportSettings
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
-from tabula.infra.schemas import StageRecords, read_json
+from tabula.infra.schemas import StageRecords, read_records
 from tabula.solver.settings import SolveSettings
 from tabula.training.settings import TrainSettings
 
@@ -55,10 +55,9 @@ class PipelineError(TabulaError):
     """A pipeline config that cannot be run."""
 
 
-def read_recipe(path, allowed: set, what: str, error=None) -> dict:
+def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
     """The YAML mapping at `path` (a pipeline config or a distillation recipe): UTF-8,
     valid YAML, a mapping of the `allowed` keys naming the game; else one line."""
-    error = error or PipelineError
     path = Path(path)
     if not path.is_file():
         raise error(f"no {what} {path}")
@@ -108,7 +107,7 @@ SETTINGS = {"solve": SolveSettings, "datagen": DatagenSettings, "train": TrainSe
 
 def check_stage(stage, given, where):
     """A stage's settings, with the checks its command makes (the LightningCLI sections
-    are checked when training starts, as `tabula train` does)."""
+    are checked by run_pipeline before the first stage: _check_training)."""
     own = {k: v for k, v in given.items() if k not in SECTIONS and k != "players"}
     if stage in SETTINGS:
         SETTINGS[stage].check(own, where)
@@ -128,13 +127,18 @@ def stage_paths(config: dict) -> dict:
     """Where each stage's result is, in the config's workdir."""
     work = Path(config["workdir"])
     paths = {"solve": work / "table.h5", "datagen": work / "data.h5",
-             **{stage: work / stage / "version_0" / "checkpoints" / "best.ckpt"
-                for stage in TRAINING},
+             **{stage: best_checkpoint(work / stage) for stage in TRAINING},
              "export": work / "model.onnx", "report": work / "report" / "REPORT.md"}
     for before, stage in zip(TRAINING, TRAINING[1:]):
         if not config[stage]:   # nothing to do: the weights of the stage before go on
             paths[stage] = paths[before]
     return paths
+
+
+def best_checkpoint(root) -> Path:
+    """Where a `tabula train` run under `root` (its trainer.default_root_dir, run afresh
+    by run_training) keeps its best weights."""
+    return Path(root) / "version_0" / "checkpoints" / "best.ckpt"
 
 
 def training_stages(config: dict) -> list[str]:
@@ -155,13 +159,7 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
     work = Path(config["workdir"])
     work.mkdir(parents=True, exist_ok=True)
     state_path = work / "stages.json"
-    state = {}
-    if state_path.is_file():
-        try:
-            records = read_json(state_path, StageRecords, PipelineError).root
-            state = {stage: record.model_dump() for stage, record in records.items()}
-        except PipelineError as err:
-            log(f"{err}: every stage runs again")
+    state = read_records(state_path, StageRecords, log, "every stage runs again")
     game = get_game(config["game"], config["pieces"], config["rules"])
     paths = stage_paths(config)
     actions = {"solve": partial(_take_table, table) if table else _solve, "datagen": _datagen,

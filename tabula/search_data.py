@@ -17,24 +17,30 @@ import time
 
 import numpy as np
 
+from tabula.datagen.datafile import SOURCES
+from tabula.datagen.generate import write_set
 from tabula.eval.engine import play
-from tabula.eval.players import mcts_player
+from tabula.eval.players import Player, mcts_player
 from tabula.games.game import OVER, worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.progress import Progress
 
-from tabula.datagen.datafile import SOURCES
-from tabula.datagen.generate import write_set
 
-def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
-                test_frac: float, model=None, quiet=False) -> dict:
-    """Play `games` games of the search `teacher` (an mcts spec) against itself and
-    write the positions its moves reach, labelled by the search, to `out`."""
+def teacher_player(game, teacher: str, model=None, searched=None) -> Player:
+    """The search `teacher` names, which must have a leaf that values positions: a
+    recipe's teacher is checked by building it before any work."""
     kind, _, arg = teacher.partition(":")
     if kind != "mcts" or arg.count(":") != 1 or arg.endswith(":playout"):
         raise TabulaError(f"the teacher must be a tree search with a leaf that values "
                           f"positions, mcts:SIMS:heuristic or mcts:SIMS:MODEL.onnx, not "
                           f"{teacher!r}")
+    return mcts_player(teacher, game, arg, model, searched)
+
+
+def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
+                test_frac: float, model=None, quiet=False) -> dict:
+    """Play `games` games of the search `teacher` (an mcts spec) against itself and
+    write the positions its moves reach, labelled by the search, to `out`."""
     labelled_codes, labelled_values = [], []
 
     def keep(counts, next_codes, infos, visits, values):
@@ -44,7 +50,7 @@ def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
         labelled_values.append(worths(infos[taught], values[taught]))
 
     started = time.time()
-    player = mcts_player(teacher, game, arg, model, searched=keep)
+    player = teacher_player(game, teacher, model, searched=keep)
     progress = Progress(f"self-play of {teacher}", None, "turns", quiet)
     played = play(game, [player, player], np.arange(games) % 2, np.arange(games), seed,
                   progress=progress.update)

@@ -71,11 +71,21 @@ def test_generations_are_taught_in_turn_and_a_rerun_skips_them(ur2, tmp_path):
     run_distill(load_recipe(recipe(tmp_path, ur2)), log=lines.append)
     assert lines == [f"[gen {g}] up to date: {tmp_path / 'work' / f'gen_{g}' / 'model.onnx'}"
                      for g in (0, 1)]
+    record = tmp_path / "work" / "distill.json"
+    record.write_text(record.read_text().replace('"records": ', '"records": -'))
+    lines = []
+    run_distill(load_recipe(recipe(tmp_path, ur2, generations=1)), log=lines.append)
+    assert lines[0].startswith(f"{record}: 0.records: ")
+    assert lines[0].endswith(": every generation is taught again")
+    assert "[gen 0] self-play of mcts:30:heuristic ..." in lines
 
 
 @pytest.mark.parametrize("bad, said", [({"generations": 0}, "generations must be at least 1"),
                                        ({"sims": "many"}, "sims must be int"),
-                                       ({"gamez": 3}, "unknown setting gamez")])
+                                       ({"gamez": 3}, "unknown setting gamez"),
+                                       ({"val_frac": float("nan")}, "must be a finite number"),
+                                       ({"teacher": "mcts:30"}, "the teacher must be a tree"),
+                                       ({"teacher": "mcts:x:heuristic"}, "mcts takes")])
 def test_bad_recipes_are_one_line(ur2, tmp_path, bad, said):
     with pytest.raises(ValueError, match=said):
         load_recipe(recipe(tmp_path, ur2, **bad))
