@@ -146,3 +146,17 @@ def test_a_damaged_checkpoint_meta_is_one_line(tmp_path, capsys):
     assert main(["solve", "ur", "--pieces", "2", "--out", str(tmp_path / "t.h5")]) == 2
     err = capsys.readouterr().err
     assert "meta.json is damaged" in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("name, pieces, rules", [("ur", 3, "finkel"), ("ur", 7, "masters"),
+                                                 ("senet", 4, None), ("einstein", 3, "5x5"),
+                                                 ("bearoff", 10, None)])
+def test_random_codes_are_no_positions_and_real_ones_are(name, pieces, rules):
+    """Game.are_positions, the check a data set's codes pass on open: random 62-bit
+    codes are refused (and do not crash the compiled rank), real positions pass."""
+    from tabula.datagen.sampling import uniform_positions
+    from tabula.games import get_game
+    game = get_game(name, pieces, rules)
+    noise = np.random.default_rng(0).integers(0, 1 << 62, size=50_000, dtype=np.int64)
+    assert not game.are_positions(noise).any()
+    assert game.are_positions(uniform_positions(game, 20_000, 1)).all()
