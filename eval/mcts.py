@@ -37,6 +37,8 @@ simulation step selects a leaf in every tree (compiled, on all cores), values al
 the leaves in one call, and backs them up, so a network sees large batches; with
 playouts, every simulation is compiled end to end.
 """
+import time
+
 import numpy as np
 from numba import njit, prange
 
@@ -49,6 +51,7 @@ PRIOR_TEMPERATURE = 0.05  # of the softmax that turns the leaf's worths into pri
 MAX_DEPTH = 64            # decision nodes on a path; deeper, the chance node is a leaf
 MAX_PLAYOUT = 5000        # plies of a random playout before it is called a draw (0.5)
 TREE_BYTES = 256 << 20    # memory of the trees searched at once, at most
+PLAYOUT_CHUNK = 64        # playout simulations between looks at the clock (a time limit)
 
 SINGLE, TERMINAL, PRIOR = 0, 1, 2   # what a simulation's leaf is: a chance node, a win,
                                     # a decision node (valued with all its moves)
@@ -285,12 +288,12 @@ def _backup_all(probs, tree, walk):
 
 @njit(parallel=True, cache=True)
 def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree, walk, keys,
-                        sims):
-    """Every simulation of every tree, with playout leaves: one compiled loop, no
-    Python between simulations."""
+                        first, sims):
+    """Simulations first..sims - 1 of every tree, with playout leaves: one compiled
+    loop, no Python between simulations."""
     path, depth, kind, leaf, pending, pending_count, values = walk
     for i in prange(len(kind)):
-        for sim in range(sims):
+        for sim in range(first, sims):
             _select(i, moves, mirror, throws, probs, False, tree, walk)
             if kind[i] == SINGLE:
                 values[i, 0] = playout(moves, mirror, throws, cum_probs, max_moves,
@@ -317,23 +320,32 @@ def trees_at_once(game, sims: int) -> int:
     return max(1, TREE_BYTES // (per_node * (sims + 2)))
 
 
-def search(game, counts, next_codes, infos, keys, sims: int, leaf=None):
+def search(game, counts, next_codes, infos, keys, sims: int, leaf=None,
+           seconds: float | None = None):
     """Search each decision (decision form, eval.search) with `sims` simulations.
     keys: one uint64 random key per decision (its playouts). leaf: None for random
-    playouts, else codes -> values for whoever throws next there. Returns the visits
-    and the value (the mover's worth) of every root move, each (n, max_moves), zero
-    beyond a row's count."""
+    playouts, else codes -> values for whoever throws next there. seconds: a time
+    limit for the whole call, after which no simulation step starts (at least one
+    runs); the search then depends on the machine's speed, and a game no longer
+    replays exactly. Returns the visits and the value (the mover's worth) of every
+    root move, each (n, max_moves), zero beyond a row's count."""
     n = len(counts)
     visits, values = np.zeros((n, game.max_moves)), np.zeros((n, game.max_moves))
     step = trees_at_once(game, sims)
+    deadline = None if seconds is None else time.monotonic() + seconds
     for s in range(0, n, step):
         part = slice(s, min(n, s + step))
         visits[part], values[part] = _search_trees(game, counts[part], next_codes[part],
-                                                   infos[part], keys[part], sims, leaf)
+                                                   infos[part], keys[part], sims, leaf,
+                                                   deadline)
     return visits, values
 
 
-def _search_trees(game, counts, next_codes, infos, keys, sims, leaf):
+def _in_time(deadline) -> bool:
+    return deadline is None or time.monotonic() < deadline
+
+
+def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline):
     n, m, nodes, throws = len(counts), game.max_moves, sims + 2, len(game.throws)
     d_count = np.zeros((n, nodes), dtype=np.int64)
     d_next = np.zeros((n, nodes, m), dtype=np.int64)
@@ -354,8 +366,13 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf):
     probs = np.asarray(game.probs, dtype=np.float64)
     keys = np.asarray(keys, dtype=np.uint64)
     if leaf is None:
-        _search_by_playouts(game.moves, game.mirror, game.throws, probs, cumulative(probs),
-                            m, tree, walk, keys, sims)
+        chunk = sims if deadline is None else PLAYOUT_CHUNK
+        for first in range(0, sims, chunk):
+            _search_by_playouts(game.moves, game.mirror, game.throws, probs,
+                                cumulative(probs), m, tree, walk, keys, first,
+                                min(sims, first + chunk))
+            if not _in_time(deadline):
+                break
     else:
         slots = np.arange(m)
         for _ in range(sims):
@@ -364,6 +381,8 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf):
             if live.any():
                 values[live] = leaf(pending[live])
             _backup_all(probs, tree, walk)
+            if not _in_time(deadline):
+                break
     return d_n[:, 0].copy(), _root_values(tree, leaf is not None)
 
 

@@ -10,7 +10,8 @@ index of its chosen move for each. Specs, as typed on the command line:
   net:MODEL.onnx       the best afterstate by the network
   net+search:MODEL.onnx  one throw of expectimax over the network
   mcts:SIMS[:LEAF]     tree search of SIMS simulations a move (eval/mcts.py); LEAF:
-                       playout (the default), heuristic, or MODEL.onnx
+                       playout (the default), heuristic, or MODEL.onnx; SIMS/Tms
+                       (mcts:5000/20ms) stops a search after T milliseconds too
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,6 +64,8 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
     if kind == "perfect":
         if table is None:
             raise PlayerError("player 'perfect' needs a table (--table FILE)")
+        if game.capabilities.has_cube:   # a race table: the best cubeless winning chance
+            return search_player(spec, game, lambda c: _win_column(table.values(c)), 0)
         return Player(spec, game, lambda codes, counts, nxt, infos, rand: _table_choices(
             game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
     if kind in ("heuristic", "expectimax"):
@@ -84,10 +87,11 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         return mcts_player(spec, game, arg, model)
     raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
                       "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx, "
-                      "mcts:SIMS[:LEAF]")
+                      "mcts:SIMS[/Tms][:LEAF]")
 
 
 MAX_SIMS = 1_000_000
+MAX_MS = 600_000
 
 
 def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
@@ -96,10 +100,8 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     called with (counts, next_codes, infos, visits, values) of each batch searched (the
     labels of tabula/search_data.py)."""
     from .mcts import best_moves, search
-    sims, _, leaf_name = arg.partition(":")
-    if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:
-        raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
-                          f"(mcts:1000 or mcts:1000:MODEL.onnx), not {sims!r}")
+    budget, _, leaf_name = arg.partition(":")
+    sims, seconds = _search_budget(budget)
     leaf_name = leaf_name or "playout"
     sha256 = None
     if leaf_name == "playout":
@@ -116,11 +118,25 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
 
     def choose(codes, counts, next_codes, infos, rand):
         keys = (rand * 2.0 ** 53).astype(np.uint64)
-        visits, values = search(game, counts, next_codes, infos, keys, int(sims), leaf)
+        visits, values = search(game, counts, next_codes, infos, keys, sims, leaf, seconds)
         if searched is not None:
             searched(counts, next_codes, infos, visits, values)
         return best_moves(counts, visits, values, by_value=leaf is not None)
     return Player(spec, game, choose, sha256)
+
+
+def _search_budget(text: str) -> tuple[int, float | None]:
+    """'1000' or '5000/20ms' as (simulations, seconds or None)."""
+    sims, slash, ms = text.partition("/")
+    if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:
+        raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
+                          f"(mcts:1000 or mcts:1000:MODEL.onnx), not {sims!r}")
+    if not slash:
+        return int(sims), None
+    if not (ms.endswith("ms") and ms[:-2].isdigit() and 1 <= int(ms[:-2]) <= MAX_MS):
+        raise PlayerError(f"mcts takes a time limit a move in milliseconds, 1 to "
+                          f"{MAX_MS:,} (mcts:5000/20ms), not {ms!r}")
+    return int(sims), int(ms[:-2]) / 1000
 
 
 def _win_column(values):

@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games import PositionError, get_game
+from tabula.games.game import OVER, worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
@@ -153,6 +154,17 @@ class RaceTable:
         race = self.game.race
         i, j = _side_pairs(race.side_index, race.side_bits, np.asarray(codes, dtype=np.int64))
         return np.stack([self.arrays[name][i, j] for name in value_names(self.game)], axis=1)
+
+    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
+        """The judge of checker play without the cube (eval regret --cubeless): each
+        decision's loss in cubeless winning chance, the best move's worth less the
+        chosen one's."""
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        need = live & ((infos & OVER) == 0)
+        v = np.zeros(next_codes.shape)
+        v[need] = self.values(next_codes[need])[:, 0]
+        worth = np.where(live, worths(infos, v), -np.inf)
+        return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
 
     def _check_two_sided(self):
         if not self.arrays:

@@ -27,13 +27,15 @@ from tabula.infra.progress import Progress
 
 
 def teacher_player(game, teacher: str, model=None, searched=None) -> Player:
-    """The search `teacher` names, which must have a leaf that values positions: a
-    recipe's teacher is checked by building it before any work."""
+    """The search `teacher` names, which must have a leaf that values positions and
+    no time limit (data that replays exactly): a recipe's teacher is checked by
+    building it before any work."""
     kind, _, arg = teacher.partition(":")
-    if kind != "mcts" or arg.count(":") != 1 or arg.endswith(":playout"):
+    budget = arg.partition(":")[0]
+    if kind != "mcts" or arg.count(":") != 1 or arg.endswith(":playout") or "/" in budget:
         raise TabulaError(f"the teacher must be a tree search with a leaf that values "
-                          f"positions, mcts:SIMS:heuristic or mcts:SIMS:MODEL.onnx, not "
-                          f"{teacher!r}")
+                          f"positions and no time limit, mcts:SIMS:heuristic or "
+                          f"mcts:SIMS:MODEL.onnx, not {teacher!r}")
     return mcts_player(teacher, game, arg, model, searched)
 
 

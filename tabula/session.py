@@ -20,7 +20,11 @@ from tabula.infra.errors import TabulaError
 
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
-          "master": "the table's perfect play (with a table), else the network with search"}
+          "master": "the table's perfect play (with a table), else a tree search over the "
+                    "network"}
+# The Master's search without a table: simulations a move, and a time limit that keeps a
+# reply of the web app under 50 ms (benchmarks/bench_serve.py: issue 22).
+MASTER_SEARCH = "mcts:5000/20ms"
 MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
 
 
@@ -98,7 +102,7 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
                   f"--pieces {others[0]}, " if others else "")
         raise TabulaError(f"level {level} needs a network for {game.describe()}: {advice}"
                           "give --model FILE.onnx, or choose level apprentice")
-    kind = "net+search" if level == "master" else "net"
+    kind = MASTER_SEARCH if level == "master" else "net"
     return make_player(f"{kind}:{model_path}", game, model=model)
 
 

@@ -6,7 +6,7 @@ import pytest
 from tabula.cli import main
 from tabula.datagen.sampling import uniform_positions
 from tabula.eval.measures import regret
-from tabula.eval.mcts import best_moves, search
+from tabula.eval.mcts import PLAYOUT_CHUNK, best_moves, search
 from tabula.eval.players import PlayerError, make_player
 from tabula.eval.search import decision_worths
 from tabula.games import get_game
@@ -82,8 +82,27 @@ def test_every_game_is_searched_to_a_legal_move(name, pieces, rules):
         assert ((0 <= chosen) & (chosen < counts)).all()
 
 
+def test_a_time_limit_stops_the_search_and_a_loose_one_changes_nothing(ur2):
+    """A search of 20,000 simulations stopped after 1 ms has run a part of them (at
+    least one clock's chunk of playouts, or one step with a leaf); one whose limit is
+    never reached is the search without a limit."""
+    game = ur2.game
+    _, counts, nxt, infos = decisions(game, 4)
+    keys = np.arange(len(counts), dtype=np.uint64)
+    for leaf, least in ((None, PLAYOUT_CHUNK), (ur2.values, 0)):
+        visits, _ = search(game, counts, nxt, infos, keys, 20_000, leaf, seconds=0.001)
+        assert (least <= visits.sum(axis=1)).all() and (visits.sum(axis=1) < 19_999).all()
+        plain = search(game, counts, nxt, infos, keys, 200, leaf)
+        limited = search(game, counts, nxt, infos, keys, 200, leaf, seconds=600)
+        assert all((a == b).all() for a, b in zip(plain, limited))
+    def loss(spec):
+        return regret(ur2, make_player(spec, game), 20, 5).summary["loss_per_game_points"]
+    assert loss("mcts:200/600000ms") == loss("mcts:200")
+
+
 @pytest.mark.parametrize("spec", ["mcts", "mcts:0", "mcts:x", "mcts:2000000",
-                                  "mcts:10:nope.onnx"])
+                                  "mcts:10:nope.onnx", "mcts:10/", "mcts:10/5",
+                                  "mcts:10/0ms", "mcts:10/5s", "mcts:/5ms"])
 def test_bad_specs_are_one_line(spec):
     with pytest.raises(PlayerError if "onnx" not in spec else Exception) as caught:
         make_player(spec, get_game("ur", 2))
@@ -94,3 +113,36 @@ def test_eval_regret_takes_an_mcts_player(ur2, capsys):
     assert main(["eval", "regret", "ur", "--pieces", "2", "--table", str(ur2.path),
                  "--player", "mcts:30", "--games", "20", "--json"]) == 0
     assert '"player": "mcts:30"' in capsys.readouterr().out
+
+
+def test_a_race_is_measured_without_the_cube_by_its_cubeless_chances(ur2, tmp_path, capsys):
+    """eval regret --cubeless: checker play in a bear-off judged by the table's cubeless
+    winning chances, so that a search (which plays checkers only) has an exact regret.
+    Each decision's loss is the best move's worth less the chosen one's, by the
+    table's `answer` of each position (its own reading, not the batch one); perfect
+    play loses nothing and random play more than a search."""
+    from tabula.games.game import OVER
+    from tabula.solver.race_table import RaceTable, solve_race
+    game = get_game("bearoff", 3)
+    path = tmp_path / "bo3.h5"
+    solve_race(game, path, quiet=True)
+    table = RaceTable(path)
+    _, counts, nxt, infos = decisions(game, 40)
+    chosen = np.zeros(len(counts), dtype=np.int64)
+    losses = table.decision_losses(counts, nxt, infos, chosen)
+    for i in range(len(counts)):
+        worths = [1.0 if infos[i, j] & OVER else 1.0 - table.answer(nxt[i, j])["win"]
+                  for j in range(counts[i])]
+        assert losses[i] == pytest.approx(max(worths) - worths[0], abs=1e-6)
+
+    def loss(spec):
+        assert main(["eval", "regret", "bearoff", "--checkers", "3", "--table", str(path),
+                     "--cubeless", "--player", spec, "--games", "200", "--json",
+                     "--quiet"]) == 0
+        import json
+        return json.loads(capsys.readouterr().out)["loss_per_game_points"]
+    assert loss("perfect") == 0
+    assert loss("random") > loss("mcts:200") > 0
+    assert main(["eval", "regret", "ur", "--pieces", "2", "--table", str(ur2.path),
+                 "--cubeless", "--player", "random"]) == 2
+    assert "--cubeless is for races" in capsys.readouterr().err

@@ -8,8 +8,9 @@ from .common import (UsageError, add_game_arguments, add_table_argument, check_o
                      game_from_args, open_table, print_json_or_text, seed)
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
-               "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[:LEAF] (tree search; "
-               "LEAF: playout, heuristic or MODEL.onnx)")
+               "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[/Tms][:LEAF] (tree "
+               "search of SIMS simulations a move, at most T ms if given; LEAF: playout, "
+               "heuristic or MODEL.onnx)")
 
 
 def add_parser(sub):
@@ -25,6 +26,11 @@ def add_parser(sub):
     add_game_arguments(r)
     add_table_argument(r, required=True)
     r.add_argument("--player", required=True, help=PLAYER_HELP)
+    r.add_argument("--cubeless", action="store_true",
+                   help="races (bearoff): checker play without the doubling cube, from the "
+                        "game's start, judged by the table's cubeless winning chances, so "
+                        "that any player can be measured (with the cube, players are "
+                        "perfect and net:MODEL.onnx)")
     _common(r, games=True)
     r.set_defaults(run=run_regret)
 
@@ -115,8 +121,10 @@ def run_regret(args):
     from tabula.eval.players import make_player
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
-    if game.capabilities.has_cube:
+    if game.capabilities.has_cube and not args.cubeless:
         return _race_regret(args, game, table)
+    if args.cubeless and not game.capabilities.has_cube:
+        raise UsageError(f"--cubeless is for races with the doubling cube, not {game.name}")
     result = regret(table, make_player(args.player, game, table), args.games, args.seed,
                     quiet=args.quiet).summary
     if args.json:

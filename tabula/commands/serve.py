@@ -8,9 +8,9 @@ def add_parser(sub):
     p = sub.add_parser(
         "serve", help="play in a web browser: a local web app",
         description="Serve the games as a web page on this machine (every asset local, no "
-                    "network needed): play Ur or Senet against the computer at Apprentice "
-                    "(the heuristic), Journeyman (the network) or Master strength (the "
-                    "network with search, or perfect play with --table), or pass the "
+                    "network needed): play any game against the computer at Apprentice "
+                    "(the heuristic), Journeyman (the network) or Master strength (a tree "
+                    "search over the network, or perfect play with --table), or pass the "
                     "screen to a friend; hints rank the moves with their losses, and a "
                     "review ends each game. Prints the URL; stop with Ctrl-C.")
     p.add_argument("--host", default="127.0.0.1",

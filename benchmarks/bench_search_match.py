@@ -1,0 +1,107 @@
+"""Matches of the network-guided tree search where no table exists (issue 51): against
+plain playout search given the same time a move, and against the hand-made heuristic.
+
+    python benchmarks/bench_search_match.py [--model models/einstein6.onnx]
+        [--ms 20] [--pairs 1000] [--decisions 200]
+
+First the clock: decisions met in play (self-play games of the heuristic, two or more
+moves) are searched one at a time, on one core, as `tabula play` searches, by the
+network-guided search and by playout search. From their simulations a second, each
+gets the simulations that fill --ms milliseconds a move; those two fixed budgets then
+play, so that the matches replay exactly. Matches are duplicate pairs (eval match):
+the pair's two games share their throws and set-ups, sides swapped; the score is the
+first player's share of games won, with a 95% interval from the pairs' spread.
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from benchmarks.common import report, run_script  # noqa: E402
+
+PROBE_SIMS = {"net": 200, "playout": 5000}   # simulations a move while timing
+
+
+def met_in_play(game, n: int, seed: int):
+    """n decisions (decision form) with two or more moves, from heuristic self-play."""
+    import numpy as np
+
+    from tabula.eval.engine import play
+    from tabula.eval.players import Player, make_player
+    heuristic, met = make_player("heuristic", game), []
+
+    def recording(codes, counts, nxt, infos, rand):
+        keep = counts >= 2
+        met.append((counts[keep], nxt[keep], infos[keep]))
+        return heuristic.choose(codes, counts, nxt, infos, rand)
+    player = Player("heuristic", game, recording)
+    play(game, [player, player], np.arange(2 * n) % 2, np.arange(2 * n), seed)
+    counts, nxt, infos = (np.concatenate(parts) for parts in zip(*met))
+    pick = np.random.default_rng(seed).choice(len(counts), n, replace=False)
+    return counts[pick], nxt[pick], infos[pick]
+
+
+def seconds_a_move(player, decisions) -> float:
+    """The mean time of one decision searched alone."""
+    import numpy as np
+    counts, nxt, infos = decisions
+    dummy = np.zeros(1, dtype=np.int64)
+    player.choose(dummy, counts[:1], nxt[:1], infos[:1], np.full(1, 0.5))   # compile
+    started = time.perf_counter()
+    for i in range(len(counts)):
+        player.choose(dummy, counts[i:i + 1], nxt[i:i + 1], infos[i:i + 1], np.full(1, 0.5))
+    return (time.perf_counter() - started) / len(counts)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model", default=str(ROOT / "models" / "einstein6.onnx"))
+    parser.add_argument("--ms", type=float, default=20.0,
+                        help="time a move of both searches (default 20: the Master's)")
+    parser.add_argument("--pairs", type=int, default=1000, help="pairs a match (default 1000)")
+    parser.add_argument("--decisions", type=int, default=200,
+                        help="decisions timed for each search (default 200)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    import numba
+
+    from tabula.eval.measures import match
+    from tabula.eval.players import make_player
+    from tabula.export.model_file import OnnxValueModel
+    model = OnnxValueModel(args.model, threads=1)
+    game = model.game
+    numba.set_num_threads(1)
+    decisions = met_in_play(game, args.decisions, args.seed)
+    leaves = {"net": f":{model.path}", "playout": ""}
+    timed, budgets = [], {}
+    for leaf, sims in PROBE_SIMS.items():
+        seconds = seconds_a_move(make_player(f"mcts:{sims}{leaves[leaf]}", game, model=model),
+                                 decisions)
+        budgets[leaf] = max(1, round(sims / seconds * args.ms / 1000))
+        spec = f"mcts:{budgets[leaf]}{leaves[leaf]}"
+        check = seconds_a_move(make_player(spec, game, model=model), decisions)
+        timed.append({"search": spec, "sims/s alone": round(sims / seconds),
+                      "ms a move": round(1000 * check, 2)})
+    report("search_match_clock", timed, {"decisions": args.decisions, "ms": args.ms})
+
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    guided = make_player(f"mcts:{budgets['net']}{leaves['net']}", game, model=model)
+    rows = []
+    for other in (f"mcts:{budgets['playout']}", "heuristic", f"net:{model.path}"):
+        result = match(guided, make_player(other, game, model=model), args.pairs, args.seed)
+        low, high = result["score_a_ci95"]
+        rows.append({"a": guided.spec.replace(str(model.path), "NET"),
+                     "b": other.replace(str(model.path), "NET"), "games": result["games"],
+                     "a wins": round(float(result["score_a"]), 4), "95% low": round(float(low), 4),
+                     "95% high": round(float(high), 4), "seconds": round(result["seconds"])})
+        print(rows[-1], flush=True)
+    report("search_match", rows, {"game": game.describe(), "model": str(args.model),
+                                  "model_sha256": model.manifest["sha256"],
+                                  "ms": args.ms, "clock": timed, "seed": args.seed})
+
+
+if __name__ == "__main__":
+    run_script(main)
