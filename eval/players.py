@@ -80,7 +80,8 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
         model = _model(game, arg, model)
-        player = search_player(spec, game, model.predict, 1 if kind == "net+search" else 0)
+        player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
+                               1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
         return player
     if kind == "mcts":

@@ -42,14 +42,20 @@ def get_game(name: str, pieces: int | None = None, rules: str | None = None) -> 
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
 
 
-def pieces_help() -> str:
-    """'ur 1..7, default 7 (blitz rules: 5); ...' for every registered game."""
-    def defaults(name, module):
-        other = {rules: get_game(name, rules=rules).pieces for rules in rule_sets(name)[1:]}
-        named = [f"{rules} rules: {p}" for rules, p in other.items() if p != module.DEFAULT_PIECES]
-        return f" ({', '.join(named)})" if named else ""
-    return "; ".join(f"{name} 1..{m.MAX_PIECES}, default {m.DEFAULT_PIECES}{defaults(name, m)}"
-                     for name, m in sorted(GAMES.items()))
+def pieces_help(default_of=None) -> str:
+    """'ur 1..7, default 7 (blitz rules: 5); ...' for every registered game.
+    default_of(name, rules): the pieces used when none are named, where that is not the
+    rule set's own default (tabula play: those of the shipped network)."""
+    default_of = default_of or (lambda name, rules: get_game(name, rules=rules).pieces)
+
+    def line(name, module):
+        first, *others = rule_sets(name)
+        default = default_of(name, first)
+        named = [f"{rules} rules: {default_of(name, rules)}" for rules in others
+                 if default_of(name, rules) != default]
+        return (f"{name} 1..{module.MAX_PIECES}, default {default}"
+                + (f" ({', '.join(named)})" if named else ""))
+    return "; ".join(line(name, module) for name, module in sorted(GAMES.items()))
 
 
 def rules_help() -> str:

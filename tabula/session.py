@@ -18,13 +18,14 @@ from tabula.games import get_game, rule_sets
 from tabula.games.loop import advance
 from tabula.infra.errors import TabulaError
 
+# The Master's search without a table: simulations a move, and a time limit that keeps a
+# reply of the web app under 50 ms (benchmarks/bench_serve.py: issue 22).
+MASTER_SIMS, MASTER_MS = 5000, 20
+MASTER_SEARCH = f"mcts:{MASTER_SIMS}/{MASTER_MS}ms"
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
           "master": "the table's perfect play (with a table), else a tree search over the "
-                    "network"}
-# The Master's search without a table: simulations a move, and a time limit that keeps a
-# reply of the web app under 50 ms (benchmarks/bench_serve.py: issue 22).
-MASTER_SEARCH = "mcts:5000/20ms"
+                    f"network of at most {MASTER_SIMS:,} simulations and {MASTER_MS} ms a move"}
 MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
 
 

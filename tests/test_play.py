@@ -86,3 +86,23 @@ def test_a_masters_game_in_the_terminal(monkeypatch, capsys):
     assert text.startswith("ur (masters rules) with 2 pieces a side")
     assert "Masters' path (16 squares" in text and "16 15" in text
     assert "light wins" in text or "dark wins" in text
+
+
+def test_the_help_gives_the_pieces_play_uses_and_a_level_a_game_cannot_honour_is_refused(
+        monkeypatch, capsys):
+    """--pieces' help for tabula play comes from the shipped networks (Senet: 4, the
+    bear-off: 10), not the rule sets' defaults; a bear-off has no heuristic player and
+    perfect play needs the table, so apprentice, and master without --table, are one
+    line each, not ignored."""
+    from tabula.commands.common import add_game_arguments
+    from tabula.session import playable_pieces
+    import argparse
+    parser = argparse.ArgumentParser()
+    add_game_arguments(parser, playable_pieces)
+    text = " ".join(parser.format_help().split())
+    assert f"senet 1..5, default {playable_pieces('senet')}" in text
+    assert f"bearoff 1..15, default {playable_pieces('bearoff')}" in text
+    assert playable_pieces("senet") == 4 and playable_pieces("bearoff") == 10
+    for level in ("apprentice", "master"):
+        code, out = play(monkeypatch, capsys, ["bearoff", "--level", level], "q\n")
+        assert code == 2 and f"not at level {level}" in out.err

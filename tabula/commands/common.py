@@ -57,10 +57,13 @@ def board_rules(text: str) -> str:
     return f"{int(text)}x{int(text)}"
 
 
-def add_game_arguments(parser):
+def add_game_arguments(parser, default_of=None):
+    """GAME, --pieces, --rules and --board; default_of(name, rules): the pieces used
+    when none are named, where not the rule set's default (see games.pieces_help)."""
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
     parser.add_argument("--pieces", "--checkers", "--cubes", type=int, default=None,
-                        dest="pieces", help=f"pieces (checkers, cubes) a side ({pieces_help()})")
+                        dest="pieces",
+                        help=f"pieces (checkers, cubes) a side ({pieces_help(default_of)})")
     parser.add_argument("--rules", metavar="NAME", default=None,
                         help=f"the rule set, the game's first by default ({rules_help()})")
     parser.add_argument("--board", metavar="N", type=board_rules, dest="rules",

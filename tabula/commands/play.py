@@ -5,7 +5,7 @@ from .common import add_game_arguments, game_from_args, open_table, seed
 
 
 def add_parser(sub):
-    from tabula.session import LEVELS
+    from tabula.session import LEVELS, playable_pieces
     p = sub.add_parser(
         "play", help="play a game in the terminal against the computer or a friend",
         description="The board is drawn as the game draws it, each throw is shown and the "
@@ -13,9 +13,10 @@ def add_parser(sub):
                     "winning chance (from --table or --model), rules for the rules of "
                     "the game, q to quit. Levels: "
                     + "; ".join(f"{k}: {v}" for k, v in LEVELS.items()) + ".")
-    add_game_arguments(p)
+    add_game_arguments(p, playable_pieces)
     p.add_argument("--level", choices=list(LEVELS), default="journeyman",
-                   help="the computer's strength (default journeyman)")
+                   help="the computer's strength (default journeyman; bearoff: journeyman, "
+                        "or master with --table)")
     p.add_argument("--model", metavar="FILE.onnx",
                    help="the network (default: the shipped models/GAMEPIECES.onnx)")
     p.add_argument("--table", metavar="FILE",
@@ -62,7 +63,11 @@ def _play_with_the_cube(args, game):
     table = open_table(args) if args.table else None
     game = table.game if table is not None else game
     judge = table_player(table) if table is not None else None
-    if args.level == "master" and judge is not None:
+    if args.level == "apprentice" or (args.level == "master" and judge is None):
+        raise TabulaError(f"{game.name} is played at level journeyman (the network) or master "
+                          "(perfect play: give --table), not at level "
+                          f"{args.level}{' without --table' * (args.level == 'master')}")
+    if args.level == "master":
         computer = judge
     else:
         model_path = args.model or shipped_model(game)
