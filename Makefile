@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test check crosscheck solvercheck bench clean
+.PHONY: demo play test check crosscheck solvercheck bench clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -17,6 +17,10 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	$(BIN)/tabula pipeline configs/pipeline/quick.yaml
+
+# the web app on this machine (http://127.0.0.1:8000); Ctrl-C stops it
+play: $(STAMP)
+	$(BIN)/tabula serve
 
 # the browser tests drive Debian's Chromium; installed here when missing (as root)
 BROWSER := /usr/bin/chromium /usr/bin/chromedriver

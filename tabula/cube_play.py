@@ -8,6 +8,7 @@ import numpy as np
 from tabula.eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
                               random_start)
 from tabula.games.game import OVER
+from tabula.infra.markdown import to_text
 from tabula.solver.two_sided import doubles, takes
 
 from .play import Console
@@ -111,7 +112,7 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
 def _ask(console, prompt, choices, judge, state, facing_double=False):
     return console.choose(
         prompt, lambda answer: answer if answer in choices else None,
-        {"rules": lambda: console.say(state.game.presentation.rules_text()),
+        {"rules": lambda: console.say(to_text(state.game.presentation.rules_text())),
          "?": lambda: console.say(_cube_hint(judge, state, facing_double))},
         f"is not an answer here: type one of {', '.join(choices)}")
 

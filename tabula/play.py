@@ -4,6 +4,7 @@ can be driven from a file too."""
 import sys
 
 from .games import rule_sets
+from .infra.markdown import to_text
 from .session import LEVELS, SessionError
 
 
@@ -119,4 +120,4 @@ def _ask_move(session, console):
 
     return console.choose_move(
         f"your move (1-{len(moves)}, ? for a hint, rules, q to quit): ", len(moves),
-        {"?": hint, "rules": lambda: console.say(session.game.presentation.rules_text())})
+        {"?": hint, "rules": lambda: console.say(to_text(session.game.presentation.rules_text()))})

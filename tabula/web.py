@@ -22,6 +22,7 @@ lists every event (throws, moves with what they did, passes, the win) in order.
 import logging
 import secrets
 import threading
+import html
 from collections import OrderedDict
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from tabula.games import GAMES, get_game, rule_sets
+from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, MoveRequest, NewGameRequest, check
 
@@ -191,22 +193,25 @@ def create_app(table=None, models=None) -> Starlette:
         with session.lock:
             return JSONResponse({"review": [session.review(s) for s in sorted(session.humans)]})
 
-    def rules_html(name) -> str:
-        import markdown
+    def rules_text(name) -> str:
         if name not in GAMES:
             raise HTTPException(404, f"no game {name!r}")
-        return markdown.markdown(get_game(name).presentation.rules_text(),
-                                 extensions=["tables", "toc", "fenced_code"])
+        return get_game(name).presentation.rules_text()
 
     async def rules(request):
-        return JSONResponse({"html": rules_html(request.path_params["name"])})
+        return JSONResponse({"html": markdown.to_html(rules_text(request.path_params["name"]))})
 
     async def rules_page(request):
-        html = rules_html(request.path_params["name"])
+        text = rules_text(request.path_params["name"])
+        # opened from a game in a tab of its own: closing the tab goes back to that game
+        back = ("<a href='/' onclick='if (history.length === 1) { window.close(); "
+                "return false; }'>Back to the game</a>")
         return HTMLResponse(f"<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-                            f"<title>Rules</title><link rel='stylesheet' href='/static/style.css'>"
-                            f"</head><body class='rules'><p><a href='/'>Back to the game</a></p>"
-                            f"{html}</body></html>")
+                            f"<meta name='viewport' content='width=device-width, "
+                            f"initial-scale=1'><title>Rules of {html.escape(markdown.title(text))}"
+                            f" - tabula</title><link rel='stylesheet' href='/static/style.css'>"
+                            f"</head><body class='rules'><p>{back}</p>"
+                            f"{markdown.to_html(text)}</body></html>")
 
     async def error(request, exc):
         if isinstance(exc, HTTPException):

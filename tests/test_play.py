@@ -20,7 +20,8 @@ def test_a_full_game_against_the_computer(tables, monkeypatch, capsys):
     text = out.out
     assert text.startswith("ur with 3 pieces a side: you play light against the computer "
                            "at level apprentice")
-    assert "# The Royal Game of Ur" in text and "House of" not in text
+    assert "The Royal Game of Ur" in text and "House of" not in text
+    assert "# The Royal" not in text and "**" not in text   # rendered, not raw Markdown
     assert "'x' is not a move number" in text and "'0' is not a move number" in text
     assert "moves from best to worst (exact, from the table)" in text
     assert "you win with" in text and "loses 0.00 points" in text
@@ -51,10 +52,21 @@ def test_senet_with_the_default_level_plays_the_shipped_variant(monkeypatch, cap
 
 
 def test_rules_of_every_game(capsys):
-    for name in ("ur", "senet"):
+    """Rendered for a terminal: headings without their marks, lists as bullets (a
+    list right after its paragraph too, as in Senet's special squares and the
+    bear-off's take or pass), no developer material (options, how tabula writes a
+    position)."""
+    for name in ("bearoff", "einstein", "senet", "ur"):
         assert main(["play", name, "--show-rules"]) == 0
         text = capsys.readouterr().out
-        assert text.startswith("# ") and "## The end" in text
+        lines = [line.strip() for line in text.splitlines()]
+        assert "The end" in lines or "Winning" in lines, name
+        assert not any(line.startswith("#") for line in lines) and "**" not in text
+        assert "--pieces" not in text and "How tabula writes" not in text
+    assert main(["play", "senet", "--show-rules"]) == 0
+    assert "• 26, the House of Beauty" in capsys.readouterr().out
+    assert main(["play", "bearoff", "--show-rules"]) == 0
+    assert "• passes: they give up" in capsys.readouterr().out
 
 
 def test_missing_network_and_wrong_side_are_refused(monkeypatch, capsys):

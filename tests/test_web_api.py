@@ -127,6 +127,9 @@ def test_pages_and_assets_are_served_locally(client):
     assert rules.status_code == 200 and re.search(r"<h1[^>]*>Senet", rules.text)
     assert "<table>" in rules.text
     assert 'id="masters-and-blitz"' in client.get("/rules/ur").text   # linkable sections
+    # CommonMark: a list right after its paragraph is a list (Senet's special squares)
+    assert re.search(r"Special squares:</p>\s*<ul>\s*<li><strong>26", rules.text)
+    assert "<title>Rules of Senet (Kendall&#x27;s rules) - tabula</title>" in rules.text
     games = client.get("/api/games").json()
     ur = next(g for g in games["games"] if g["name"] == "ur")
     finkel = ur["rules"][0]

@@ -211,3 +211,8 @@ def test_the_rules_page_opens(browser, server):
     heading = browser.find_element(By.TAG_NAME, "h1").text
     assert heading.startswith("The Royal Game of Ur"), (heading, browser.current_url)
     assert browser.find_elements(By.TAG_NAME, "table")
+    assert browser.title == "Rules of The Royal Game of Ur - tabula"
+    tabs = len(browser.window_handles)
+    browser.find_element(By.LINK_TEXT, "Back to the game").click()   # closes its tab, so
+    assert wait(browser, lambda: len(browser.window_handles) == tabs - 1)  # the game is there
+    browser.switch_to.window(browser.window_handles[0])

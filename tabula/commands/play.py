@@ -37,10 +37,11 @@ def add_parser(sub):
 
 
 def run(args):
+    from tabula.infra.markdown import to_text
     from tabula.play import Console, play_game
     game = game_from_args(args)
     if args.show_rules:
-        print(game.presentation.rules_text())
+        print(to_text(game.presentation.rules_text()))
         return 0
     if game.capabilities.has_cube:
         return _play_with_the_cube(args, game)
