@@ -297,6 +297,14 @@ def cell(seat: int, square: int) -> str:
 
 MARKS = {REBIRTH: "rebirth", BEAUTY: "beauty", WATER: "water", 28: "final", 29: "final",
          30: "final"}
+TITLES = {REBIRTH: "15, the House of Rebirth: where a drowned piece comes back",
+          BEAUTY: "26, the House of Beauty: every piece stops here",
+          WATER: "27, the House of Water: a piece landing here drowns",
+          28: "28: leaves the board with a 3 only", 29: "29: leaves the board with a 2 only",
+          30: "30: leaves the board with a 1 only"}
+LEGEND = ("15 the House of Rebirth, 26 the House of Beauty (every piece stops there), "
+          "27 the House of Water (a piece drowns there, back to 15), 28-30 leave the board "
+          "with the exact throw only")
 
 
 def _layout() -> dict:
@@ -306,8 +314,8 @@ def _layout() -> dict:
         row = (s - 1) // 10
         col = (s - 1) % 10 if row != 1 else 9 - (s - 11)
         cells.append({"id": cell(0, s), "row": row, "col": col, "label": str(s),
-                      "mark": MARKS.get(s, "")})
-    return {"rows": 3, "cols": 10, "cells": cells, "pools": ["off"],
+                      "mark": MARKS.get(s, ""), **({"title": TITLES[s]} if s in TITLES else {})})
+    return {"rows": 3, "cols": 10, "cells": cells, "pools": ["off"], "legend": LEGEND,
             "dice": {"name": "sticks", "count": 4,   # a throw of 5 is no light side up
                      "marked": {str(t): int(t) % 5 for t in THROWS}}}
 

@@ -193,6 +193,16 @@ class Session:
     def side(self, seat: int) -> str:
         return self.game.presentation.sides[seat]
 
+    def says(self, seat: int, third: str, second: str) -> str:
+        """Who does what, as the person at the screen reads it: 'light throws' between
+        two people; 'you (light) throw' or 'the computer (dark) throws' against the
+        computer."""
+        side = self.side(seat)
+        if self.level is None:
+            return f"{side} {third}"
+        return f"you ({side}) {second}" if seat in self.humans else \
+            f"the computer ({side}) {third}"
+
     def describe(self, move, seat: int | None = None) -> str:
         """'from -> to' of a move of `seat` (the seat to play if None)."""
         label = self.game.presentation.square_label
@@ -210,10 +220,11 @@ class Session:
         self.turn += 1
         self.met.append((self.code, self.seat))
         self.moves = self.game.legal_moves(self.code, self.throw)
-        events = [self._event("throw", f"{self.side(self.seat)} throws {self.throw}")]
+        events = [self._event("throw", f"{self.says(self.seat, 'throws', 'throw')} "
+                                       f"{self.throw}", throw=self.throw)]
         if not self.moves:
-            events.append(self._event("pass", f"{self.side(self.seat)} has no legal move: "
-                                              "the turn passes"))
+            events.append(self._event("pass", f"{self.says(self.seat, 'has', 'have')} no legal "
+                                              "move: the turn passes"))
             self._advance(0)
         return events
 
@@ -236,13 +247,13 @@ class Session:
             said.append(self.game.presentation.win_words)
         elif move["again"]:
             said.append("throws again")
-        text = f"{self.side(self.seat)} plays {self.describe(move)}"
+        text = f"{self.says(self.seat, 'plays', 'play')} {self.describe(move)}"
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
                               move=self._move_json(move))]
         self._advance(index)
         if self.over:
             events.append({"kind": "win", "seat": self.winner, "side": self.side(self.winner),
-                           "text": f"{self.side(self.winner)} wins"})
+                           "text": f"{self.says(self.winner, 'wins', 'win')}"})
         return events
 
     def computer_turns(self) -> list[dict]:

@@ -269,9 +269,9 @@ def test_a_game_in_the_terminal_names_squares_as_the_board_shows_them(solved, mo
                      str(seed)]) == 0
         text = capsys.readouterr().out
         starts.add(text.split("\n\n")[1].split("cubes lost")[0])
-        assert re.search(r"(red|blue) wins\n", text)
-        for side, r, c, r2, c2 in re.findall(r"(red|blue) plays \((\d),(\d)\) -> \((\d),(\d)\)",
-                                             text):
+        assert re.search(r"(you \(red\) win|the computer \(blue\) wins)\n", text)
+        for side, r, c, r2, c2 in re.findall(
+                r"(red|blue)\) plays? \((\d),(\d)\) -> \((\d),(\d)\)", text):
             step = (int(r2) - int(r), int(c2) - int(c))
             assert step in ([(0, 1), (1, 0), (1, 1)] if side == "red"
                             else [(0, -1), (-1, 0), (-1, -1)]), (side, step)

@@ -25,9 +25,9 @@ def test_a_full_game_against_the_computer(tables, monkeypatch, capsys):
     assert "'x' is not a move number" in text and "'0' is not a move number" in text
     assert "moves from best to worst (exact, from the table)" in text
     assert "you win with" in text and "loses 0.00 points" in text
-    assert "[*]" in text and "light throws" in text
+    assert "[*]" in text and "you (light) throw " in text and "the computer (dark) throws" in text
     assert "captures the piece on" in text and "lands on a rosette" in text
-    assert "light wins" in text or "dark wins" in text
+    assert "you (light) win" in text or "the computer (dark) wins" in text
     assert "How light played (exact, from the table):" in text
     assert "error rate" in text and "your winning chance:" in text
 
@@ -97,7 +97,7 @@ def test_a_masters_game_in_the_terminal(monkeypatch, capsys):
     text = out.out
     assert text.startswith("ur (masters rules) with 2 pieces a side")
     assert "Masters' path (16 squares" in text and "16 15" in text
-    assert "light wins" in text or "dark wins" in text
+    assert "you (light) win" in text or "the computer (dark) wins" in text
 
 
 def test_the_help_gives_the_pieces_play_uses_and_a_level_a_game_cannot_honour_is_refused(

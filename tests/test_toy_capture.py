@@ -114,7 +114,7 @@ def test_a_game_of_it_is_played_to_the_end(solved, monkeypatch, capsys):
     assert main(["play", "toycapture", "--pieces", pieces, "--level", "master", "--table",
                  str(solved.path), "--seed", "3"]) == 0
     text = capsys.readouterr().out
-    assert "[R]" in text and ("red wins" in text or "blue wins" in text)
+    assert "[R]" in text and ("you (red) win" in text or "the computer (blue) wins" in text)
 
 
 @pytest.mark.slow

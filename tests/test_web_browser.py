@@ -84,7 +84,7 @@ def step(driver) -> str:
     """Throw, or click the first ringed piece; returns what was done."""
     from selenium.webdriver.common.by import By
     status = driver.find_element(By.ID, "status").text
-    if "wins" in status:
+    if driver.execute_script("return current.state.phase") == "over":
         return "over"
     throw = driver.find_element(By.ID, "throw")
     if throw.is_enabled():
@@ -119,7 +119,8 @@ def test_an_ur_game_to_the_end_with_a_hint_a_capture_and_the_review(browser, ser
             assert "exact, from the table" in box.text and "points lost" in box.text
             hinted = True
     log = browser.find_element(By.ID, "log").text
-    assert "wins" in browser.find_element(By.ID, "status").text
+    status = browser.find_element(By.ID, "status").text
+    assert status in ("You win the game (light).", "The computer wins the game (dark).")
     assert "captures the piece on" in log and "throws again" in log
     review = wait(browser, lambda: browser.find_element(By.ID, "review").is_displayed()
                   and browser.find_element(By.ID, "review"))
@@ -164,7 +165,7 @@ def test_einstein_on_the_3x3_board_to_the_end_with_numbered_cubes(browser, serve
     for _ in range(200):
         if step(browser) == "over":
             break
-    assert "wins" in browser.find_element(By.ID, "status").text
+    assert "win" in browser.find_element(By.ID, "status").text
     assert "cube" in browser.find_element(By.ID, "log").text
 
 
@@ -173,7 +174,9 @@ def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):
     from selenium.webdriver.common.keys import Keys
     start(browser, server, "senet", 4, level="journeyman", seed=2)
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 30
-    assert browser.find_elements(By.CSS_SELECTOR, ".cell.water")
+    water = browser.find_element(By.CSS_SELECTOR, ".cell.water")
+    assert water.get_attribute("title").startswith("27, the House of Water")
+    assert "26 the House of Beauty" in browser.find_element(By.ID, "legend").text
     body = browser.find_element(By.TAG_NAME, "body")
     log = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
     body.send_keys("t")   # the keyboard throws
@@ -182,6 +185,8 @@ def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):
         if step(browser) == "over":
             break
     assert "white" in browser.find_element(By.ID, "log").text
+    sticks = browser.find_element(By.ID, "dice").text   # sticks, not Ur's tetrahedra
+    assert sticks and set(sticks.split()[0]) <= {"\u25AF", "\u25AE"}, sticks
     assert Keys   # imported for the key names above
     browser.save_screenshot(str(SHOTS / "senet-board.png"))
 
@@ -216,3 +221,49 @@ def test_the_rules_page_opens(browser, server):
     browser.find_element(By.LINK_TEXT, "Back to the game").click()   # closes its tab, so
     assert wait(browser, lambda: len(browser.window_handles) == tabs - 1)  # the game is there
     browser.switch_to.window(browser.window_handles[0])
+
+
+BOARD_AS_SERVED = """
+const cells = current.state.board.cells, shown = {};
+for (const div of document.querySelectorAll("#board .cell")) {
+  const p = div.querySelector(".piece");
+  if (p) shown[div.id.slice(5)] = p.classList.contains("seat1") ? 1 : 0;
+}
+return [JSON.stringify(Object.fromEntries(Object.entries(cells).sort())),
+        JSON.stringify(Object.fromEntries(Object.entries(shown).sort()))];
+"""
+
+
+@pytest.mark.parametrize("game, pieces", [("ur", 3), ("senet", 4)])
+def test_a_phone_screen_fits_the_board_and_the_computer_s_moves_slide(browser, server, game,
+                                                                      pieces):
+    """At 390 x 844 the page has no sideways scroll and its buttons are at least 44 px
+    high; every message says you or the computer; the computer's moves slide as ghosts
+    that leave the board as the server reports it, its last move marked."""
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(390, 844)
+    try:
+        start(browser, server, game, pieces, level="apprentice", seed=4)
+        browser.execute_script("""window.ghostsSeen = 0;
+            new MutationObserver((changes) => changes.forEach((c) => c.addedNodes.forEach(
+              (n) => { if (n.classList && n.classList.contains("ghost")) ghostsSeen++; })))
+            .observe(document.getElementById("board-box"), {childList: true});""")
+        for turn in range(12):
+            if step(browser) == "over":
+                break
+            wide = browser.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert wide[0] <= wide[1], (turn, wide)
+            assert wait(browser, lambda: not browser.find_elements(By.CSS_SELECTOR, ".ghost"))
+            served, shown = browser.execute_script(BOARD_AS_SERVED)
+            assert served == shown, turn
+        log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")][1:]
+        assert log and all(line.startswith(("you (", "the computer (")) for line in log), log
+        assert browser.find_elements(By.CSS_SELECTOR, ".cell.last-to.last-seat1")
+        assert browser.execute_script("return ghostsSeen") > 0
+        for button in browser.find_elements(By.CSS_SELECTOR, "#controls button, #moves button"):
+            if button.is_displayed():
+                assert button.size["height"] >= 44, button.text
+        browser.save_screenshot(str(SHOTS / f"{game}-phone.png"))
+    finally:
+        browser.set_window_size(1100, 1400)

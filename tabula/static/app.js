@@ -62,6 +62,8 @@ async function start(event) {
     current = data;
     $("setup").hidden = true; $("review").hidden = true; $("play").hidden = false;
     $("log").innerHTML = ""; $("hint-box").hidden = true;
+    for (const seat of Object.keys(lastMoves)) delete lastMoves[seat];
+    lastThrow = null;
     $("rules-link-2").href = `/rules/${data.state.game}`;
     const who = hotseat ? "two people at one screen" :
       `you play ${$("side").value} against the computer (${data.level})`;
@@ -91,7 +93,8 @@ function drawBoard() {
   const {layout, state} = current;
   const board = $("board");
   board.innerHTML = "";
-  board.style.gridTemplateColumns = `repeat(${layout.cols}, 3.2rem)`;
+  board.style.setProperty("--cols", layout.cols);
+  board.style.gridTemplateColumns = `repeat(${layout.cols}, var(--cell))`;
   for (const c of layout.cells) {
     const div = document.createElement("div");
     div.className = `cell ${c.mark}`;
@@ -163,12 +166,18 @@ function drawPaths() {
   });
 }
 
-function drawDice() {
+let lastThrow = null;   // the last throw of either side, shown until the next one
+function drawDice(events) {
   const {layout, state} = current;
-  if (state.throw === null) { $("dice").textContent = ""; return; }
-  const marked = layout.dice.marked[String(state.throw)];
-  const marks = "\u25B2".repeat(marked) + "\u25B3".repeat(layout.dice.count - marked);
-  $("dice").textContent = `${marks} ${state.throw}`;
+  const thrown = (events || []).filter((e) => e.kind === "throw");
+  if (thrown.length) lastThrow = thrown[thrown.length - 1];
+  const value = state.throw !== null ? state.throw : lastThrow && lastThrow.throw;
+  if (value === null || value === undefined) { $("dice").textContent = "\u00A0"; return; }
+  const marked = layout.dice.marked[String(value)];
+  // sticks: light side up or dark; dice (Ur's tetrahedra): a marked tip up or not
+  const [up, down] = layout.dice.name === "sticks" ? ["\u25AF", "\u25AE"] : ["\u25B2", "\u25B3"];
+  const marks = up.repeat(marked) + down.repeat(layout.dice.count - marked);
+  $("dice").textContent = `${marks} ${value}`;
   $("dice").title = `${layout.dice.name}: ${marked} of ${layout.dice.count} marked`;
 }
 
@@ -208,20 +217,70 @@ function mark(cell, on) {
 function show(data) {
   current = {...current, ...data};
   for (const e of data.events || []) addLog(e.text);
-  drawBoard(); drawDice(); drawMoves();
+  drawBoard(); drawDice(data.events); drawMoves();
   const s = current.state;
   const human = s.humans.includes(s.seat);
   $("throw").disabled = !(s.phase === "throw" && human);
   $("hint").disabled = !(s.phase === "move" && current.judge);
   if (s.phase === "over") {
-    $("status").textContent = `${s.sides[s.winner]} wins the game.`;
+    $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
+      `You win the game (${s.sides[s.winner]}).` : `The computer wins the game (${s.sides[s.winner]}).`) :
+      `${s.sides[s.winner]} wins the game.`;
     if (data.review) showReview(data.review);
     else if (!current.judge) addLog("No review: neither a table nor a network plays this variant.");
   } else if (s.phase === "throw") {
-    $("status").textContent = `${s.side} to throw.`;
+    $("status").textContent = hotseat() ? `${s.side} to throw.` : `Your turn (${s.side}): throw.`;
   } else {
-    $("status").textContent = `${s.side} threw ${s.throw}: choose a ringed piece.`;
+    $("status").textContent = hotseat() ? `${s.side} threw ${s.throw}: choose a ringed piece.` :
+      `You threw ${s.throw}: choose a ringed piece.`;
   }
+  animate(data.events || []);
+}
+
+const hotseat = () => current.state.humans.length === 2;
+
+// The last move of each side stays marked; the computer's moves of this answer slide
+// one after the other, each piece hidden on its square until its ghost lands there.
+const lastMoves = {};
+function markLastMoves() {
+  for (const [seat, m] of Object.entries(lastMoves)) {
+    for (const [cell, kind] of [[m.from_cell, "from"], [m.to_cell, "to"]]) {
+      const div = document.getElementById(`cell-${cell}`);
+      if (div) div.classList.add(`last-${kind}`, `last-seat${seat}`);
+    }
+  }
+}
+
+const SLIDE_MS = 350;
+function animate(events) {
+  const moves = events.filter((e) => e.kind === "move" && e.move);
+  for (const e of moves) lastMoves[e.seat] = e.move;
+  markLastMoves();
+  const theirs = moves.filter((e) => !current.state.humans.includes(e.seat));
+  const box = $("board-box").getBoundingClientRect();
+  theirs.forEach((e, n) => {
+    const from = document.getElementById(`cell-${e.move.from_cell}`);
+    const to = document.getElementById(`cell-${e.move.to_cell}`);
+    if (!from || !to) return;
+    const landed = to.querySelector(".piece");
+    if (landed && n === theirs.length - 1) landed.style.visibility = "hidden";
+    const ghost = piece(e.seat);
+    ghost.classList.add("ghost");
+    const a = from.getBoundingClientRect(), b = to.getBoundingClientRect();
+    ghost.style.left = `${a.left - box.left + (a.width - 28) / 2}px`;
+    ghost.style.top = `${a.top - box.top + (a.height - 28) / 2}px`;
+    ghost.style.opacity = "0";
+    $("board-box").appendChild(ghost);
+    setTimeout(() => {
+      ghost.style.opacity = "1";
+      ghost.style.left = `${b.left - box.left + (b.width - 28) / 2}px`;
+      ghost.style.top = `${b.top - box.top + (b.height - 28) / 2}px`;
+    }, n * SLIDE_MS + 20);
+    setTimeout(() => {
+      ghost.remove();
+      if (landed) landed.style.visibility = "";
+    }, (n + 1) * SLIDE_MS + 20);
+  });
 }
 
 async function act(method, path, body) {
@@ -299,7 +358,10 @@ async function init() {
   $("setup-form").addEventListener("submit", start);
   $("throw").addEventListener("click", throwDice);
   $("hint").addEventListener("click", hint);
-  $("new").addEventListener("click", () => { $("play").hidden = true; $("setup").hidden = false; });
+  $("new").addEventListener("click", () => {
+    if (current.state.phase !== "over" && !confirm("Leave this game and set up a new one?")) return;
+    $("play").hidden = true; $("review").hidden = true; $("setup").hidden = false;
+  });
 }
 
 init();
