@@ -69,8 +69,9 @@ def play_game(session, console: Console) -> int | None:
     while not session.over:
         console.say()
         console.say(game.presentation.board(session.code, first_to_throw=session.seat == 0))
-        for event in session.roll():
-            console.say(f"  {event['text']}")
+        for event in session.roll():   # a throw by its number, as the review names it
+            number = f"{event['number']}. " if "number" in event else ""
+            console.say(f"  {number}{event['text']}")
         if session.throw is None:
             continue
         if session.seat in session.humans and len(session.moves) > 1:
@@ -87,14 +88,25 @@ def play_game(session, console: Console) -> int | None:
     return session.winner
 
 
+def label_ranges(thresholds: dict) -> str:
+    """'inaccuracy below 2, mistake 2 to 5, blunder 5 or more' (points lost)."""
+    named = list(thresholds.items())
+    return ", ".join(
+        f"{name} {f'below {named[i + 1][1]:g}' if i == 0 else f'{least:g} or more'}"
+        if i in (0, len(named) - 1) else f"{name} {least:g} to {named[i + 1][1]:g}"
+        for i, (name, least) in enumerate(named))
+
+
 def review_text(review) -> str:
+    thresholds = label_ranges(review["thresholds_points"])
     lines = [f"\nHow {review['side']} played ({review['source']}): "
-             f"{review['points_given_away']:.2f} points of winning chance given away over "
-             f"{review['decisions']} decisions with a choice, "
-             f"error rate {100 * review['error_rate']:.0f}%."]
+             f"{100 * review['accuracy']:.0f}% of {review['decisions']} decisions with a "
+             f"choice played best; on average {review['mean_loss_points']:.2f} points of "
+             f"winning chance given away a decision, {review['points_given_away']:.2f} in all "
+             f"(points lost: {thresholds}; the throws decide the rest)."]
     for w in review["worst"]:
-        lines.append(f"  turn {w['turn']}, throw {w['throw']}: played {w['played']}, "
-                     f"better {w['better']} ({w['loss_points']:.2f} points)")
+        lines.append(f"  throw {w['turn']} ({w['throw']}): played {w['played']}, better "
+                     f"{w['better']}: {w['label']}, {w['loss_points']:.2f} points")
     chances = review["chances"]
     if chances:
         lines.append(f"  your winning chance: {100 * chances[0]:.0f}% at the start, lowest "

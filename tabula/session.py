@@ -22,6 +22,9 @@ from tabula.infra.errors import TabulaError
 # reply of the web app under 50 ms (benchmarks/bench_serve.py: issue 22).
 MASTER_SIMS, MASTER_MS = 5000, 20
 MASTER_SEARCH = f"mcts:{MASTER_SIMS}/{MASTER_MS}ms"
+# A person's decision by the winning chance it gave away, in points (best: none at all);
+# the review states them on the page.
+LABELS = (("inaccuracy", 0.0), ("mistake", 2.0), ("blunder", 5.0))
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
           "master": "the table's perfect play (with a table), else a tree search over the "
@@ -170,6 +173,8 @@ class Session:
     turn: int = 0                 # throws so far
     decisions: list = field(default_factory=list)
     met: list = field(default_factory=list)    # (code, seat to throw) at every throw
+    frames: list = field(default_factory=list)  # at every throw: its number, the seat, the
+                                                # position, the throw and the move played
     setups: dict = field(default_factory=dict)  # seat -> its arrangement, where chosen
                                                 # (games.game.Setup; others drawn)
 
@@ -219,9 +224,11 @@ class Session:
         self.throw = int(self.rng.choice(self.game.throws, p=self.game.probs))
         self.turn += 1
         self.met.append((self.code, self.seat))
+        self.frames.append({"number": self.turn, "seat": self.seat, "code": self.code,
+                            "throw": self.throw, "played": None})
         self.moves = self.game.legal_moves(self.code, self.throw)
         events = [self._event("throw", f"{self.says(self.seat, 'throws', 'throw')} "
-                                       f"{self.throw}", throw=self.throw)]
+                                       f"{self.throw}", throw=self.throw, number=self.turn)]
         if not self.moves:
             events.append(self._event("pass", f"{self.says(self.seat, 'has', 'have')} no legal "
                                               "move: the turn passes"))
@@ -248,6 +255,7 @@ class Session:
         elif move["again"]:
             said.append("throws again")
         text = f"{self.says(self.seat, 'plays', 'play')} {self.describe(move)}"
+        self.frames[-1]["played"] = self.describe(move)
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
                               move=self._move_json(move))]
         self._advance(index)
@@ -331,16 +339,33 @@ class Session:
         chances = [float(v if s == seat else 1.0 - v) for v, (_, s) in zip(values, self.met)]
         if self.over:
             chances.append(1.0 if self.winner == seat else 0.0)
-        return {"side": self.side(seat), "exact": self.judge.exact, "source": self.judge.source,
-                "decisions": len(mine),
+        return {"side": self.side(seat), "seat": seat, "exact": self.judge.exact,
+                "source": self.judge.source, "decisions": len(mine),
                 "points_given_away": float(100 * losses.sum()) if len(mine) else 0.0,
                 "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
-                "worst": [{"turn": d.turn, "throw": d.throw,
-                           "played": self.describe(d.moves[d.chosen], d.seat),
-                           "better": self.describe(d.moves[int(np.argmax(d.worths))], d.seat),
-                           "loss_points": float(100 * d.loss)}
-                          for d in worst if d.loss > ERROR_THRESHOLD],
+                "accuracy": float((losses <= ERROR_THRESHOLD).mean()) if len(mine) else 1.0,
+                "mean_loss_points": float(100 * losses.mean()) if len(mine) else 0.0,
+                "thresholds_points": dict(LABELS),
+                "judged": [self._judged(d) for d in mine],
+                "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
                 "chances": chances}
+
+    def _judged(self, d: Decision) -> dict:
+        points = 100 * d.loss
+        label = "best" if d.loss <= ERROR_THRESHOLD else \
+            [name for name, least in LABELS if points >= least][-1]
+        return {"turn": d.turn, "throw": d.throw, "label": label,
+                "played": self.describe(d.moves[d.chosen], d.seat),
+                "better": self.describe(d.moves[int(np.argmax(d.worths))], d.seat),
+                "loss_points": float(points)}
+
+    def replay(self) -> list[dict]:
+        """Every throw of the game so far, to step through: its number, who threw what,
+        the board before the move, and the move played (None: no legal move)."""
+        return [{"number": f["number"], "side": self.side(f["seat"]), "seat": f["seat"],
+                 "throw": f["throw"], "played": f["played"],
+                 "board": self.game.presentation.board_view(f["code"], f["seat"] == 0)}
+                for f in self.frames]
 
     def state(self) -> dict:
         return {"game": self.game.name, "rules": self.game.rules, "pieces": self.game.pieces,

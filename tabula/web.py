@@ -13,7 +13,8 @@ API (every error is a 4xx with {"error": "one line"}):
   POST /api/games/ID/throw             the player to move throws
   POST /api/games/ID/move              {"move": index} of the listed legal moves
   GET  /api/games/ID/hint              the moves ranked, with winning chances and losses
-  GET  /api/games/ID/review            how each person played (also sent when it ends)
+  GET  /api/games/ID/review            how each person played, and every throw to step
+                                       through (also sent when it ends)
   GET  /api/rules/GAME                 the rules (docs/rules/GAME.md) as HTML
   GET  /rules/GAME                     the same as a page
 After a person's throw or move the computer plays its turns at once; the answer
@@ -110,6 +111,7 @@ def answer(key, session, events=()) -> dict:
               "level": session.level, "judge": session.judge.source if session.judge else None}
     if session.over and session.judge is not None:
         result["review"] = [session.review(seat) for seat in sorted(session.humans)]
+        result["replay"] = session.replay()
     return result
 
 
@@ -191,7 +193,8 @@ def create_app(table=None, models=None) -> Starlette:
     async def review(request):
         session = games.get(request.path_params["key"])
         with session.lock:
-            return JSONResponse({"review": [session.review(s) for s in sorted(session.humans)]})
+            return JSONResponse({"review": [session.review(s) for s in sorted(session.humans)],
+                                 "replay": session.replay()})
 
     def rules_text(name) -> str:
         if name not in GAMES:

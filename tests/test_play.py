@@ -1,6 +1,7 @@
 """tabula play driven through its input stream: whole games, what it announces and
 teaches, bad input refused."""
 import io
+import re
 
 from tabula.cli import main
 
@@ -29,7 +30,9 @@ def test_a_full_game_against_the_computer(tables, monkeypatch, capsys):
     assert "captures the piece on" in text and "lands on a rosette" in text
     assert "you (light) win" in text or "the computer (dark) wins" in text
     assert "How light played (exact, from the table):" in text
-    assert "error rate" in text and "your winning chance:" in text
+    assert "played best" in text and "your winning chance:" in text
+    assert "mistake 2 to 5" in text and re.search(r"  throw \d+ \(\d\): played", text)
+    assert re.search(r"\n  \d+\. you \(light\) throw \d", text)   # throws numbered as reviewed
 
 
 def test_hotseat_senet_to_the_end_and_master_with_table(tables, monkeypatch, capsys):

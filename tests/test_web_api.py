@@ -49,6 +49,18 @@ def test_a_whole_game_against_the_apprentice_with_its_review(client):
     assert 0 <= review["error_rate"] <= 1 and len(review["worst"]) <= 3
     assert len(review["chances"]) == data["state"]["turn"] + 1
     assert review["chances"][-1] in (0.0, 1.0)
+    frames = data["replay"]   # every throw, to step through, numbered as the review is
+    assert [f["number"] for f in frames] == list(range(1, data["state"]["turn"] + 1))
+    assert frames[0]["board"]["cells"] == {} and frames[0]["side"] == "light"
+    labels = {d["label"] for d in review["judged"]}
+    assert labels <= {"best", "inaccuracy", "mistake", "blunder"} and len(review["judged"]) \
+        == review["decisions"]
+    for d in review["judged"]:
+        lower = dict(review["thresholds_points"]).get(d["label"], 0.0)
+        assert d["loss_points"] >= lower
+        assert frames[d["turn"] - 1]["seat"] == 0 and frames[d["turn"] - 1]["played"] == \
+            d["played"]
+    assert review["accuracy"] == pytest.approx(1 - review["error_rate"])
     winner, board = data["state"]["winner"], data["state"]["board"]
     assert board["off"][winner] == 3 and board["off"][1 - winner] < 3
 

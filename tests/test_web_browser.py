@@ -124,10 +124,51 @@ def test_an_ur_game_to_the_end_with_a_hint_a_capture_and_the_review(browser, ser
     assert "captures the piece on" in log and "throws again" in log
     review = wait(browser, lambda: browser.find_element(By.ID, "review").is_displayed()
                   and browser.find_element(By.ID, "review"))
-    assert "points" in review.text and "error rate" in review.text
+    assert "points" in review.text and "played best" in review.text
     assert browser.find_elements(By.CSS_SELECTOR, "#review svg polyline")
+    axes = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#review svg text")]
+    assert {"0%", "50%", "100%", "throw"} <= set(axes), axes
+    assert "inaccuracy below 2, mistake 2 to 5, blunder 5 or more" in review.text
+    assert "played best" in review.text
     browser.save_screenshot(str(SHOTS / "ur-review.png"))
     assert hinted
+
+
+def test_the_review_steps_through_every_throw(browser, server):
+    """After the game: the arrow keys and buttons step through every throw, each
+    shown on the board with who threw what and, for a person's decision, its label;
+    a worst decision's button goes to its throw."""
+    import re
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    start(browser, server, "ur", 3, level="apprentice", seed=7)
+    for _ in range(1000):
+        if step(browser) == "over":
+            break
+    text = lambda: browser.find_element(By.ID, "replay-text").text   # noqa: E731
+    assert wait(browser, lambda: browser.find_element(By.ID, "replay").is_displayed())
+    assert text().startswith("The end: ")
+    last = int(browser.execute_script("return replay.frames.length"))
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ARROW_LEFT)
+    assert re.match(rf"Throw {last} of {last}: (you|the computer) \((light|dark)\) threw \d",
+                    text()), text()
+    browser.find_element(By.ID, "first").click()
+    assert text().startswith(f"Throw 1 of {last}: you (light) threw")
+    served = browser.execute_script("return replay.frames[0].board.cells")
+    assert served == {} and not browser.find_elements(By.CSS_SELECTOR, "#board .piece")
+    labelled = 0
+    for n in range(1, last):
+        browser.find_element(By.ID, "forward").click()
+        assert text().startswith(f"Throw {n + 1} of {last}")
+        labelled += bool(re.search(r"\((best|inaccuracy|mistake|blunder)", text()))
+    # every decision of the person's with a choice, and only those, carries its label
+    assert labelled == browser.execute_script("return Object.keys(replay.judged[0]).length")
+    assert labelled > 0
+    worst = browser.find_elements(By.CSS_SELECTOR, "#review button.to-throw")
+    if worst:
+        worst[0].click()
+        assert text().startswith(f"{worst[0].text.capitalize()} of {last}")
+    browser.save_screenshot(str(SHOTS / "ur-replay.png"))
 
 
 def test_masters_draws_its_path_and_plays(browser, server):
@@ -257,7 +298,8 @@ def test_a_phone_screen_fits_the_board_and_the_computer_s_moves_slide(browser, s
             assert wait(browser, lambda: not browser.find_elements(By.CSS_SELECTOR, ".ghost"))
             served, shown = browser.execute_script(BOARD_AS_SERVED)
             assert served == shown, turn
-        log = [li.text for li in browser.find_elements(By.CSS_SELECTOR, "#log li")][1:]
+        log = [li.text.split(". ", 1)[-1] if li.text[0].isdigit() else li.text
+               for li in browser.find_elements(By.CSS_SELECTOR, "#log li")][1:]
         assert log and all(line.startswith(("you (", "the computer (")) for line in log), log
         assert browser.find_elements(By.CSS_SELECTOR, ".cell.last-to.last-seat1")
         assert browser.execute_script("return ghostsSeen") > 0

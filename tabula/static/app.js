@@ -63,6 +63,7 @@ async function start(event) {
     $("setup").hidden = true; $("review").hidden = true; $("play").hidden = false;
     $("log").innerHTML = ""; $("hint-box").hidden = true;
     for (const seat of Object.keys(lastMoves)) delete lastMoves[seat];
+    replay = null; $("replay").hidden = true;
     lastThrow = null;
     $("rules-link-2").href = `/rules/${data.state.game}`;
     const who = hotseat ? "two people at one screen" :
@@ -89,8 +90,9 @@ function piece(seat, label) {
   return d;
 }
 
-function drawBoard() {
-  const {layout, state} = current;
+function drawBoard(view) {
+  const {layout} = current;
+  const state = {...current.state, board: view || current.state.board};
   const board = $("board");
   board.innerHTML = "";
   board.style.setProperty("--cols", layout.cols);
@@ -168,10 +170,14 @@ function drawPaths() {
 
 let lastThrow = null;   // the last throw of either side, shown until the next one
 function drawDice(events) {
-  const {layout, state} = current;
   const thrown = (events || []).filter((e) => e.kind === "throw");
   if (thrown.length) lastThrow = thrown[thrown.length - 1];
-  const value = state.throw !== null ? state.throw : lastThrow && lastThrow.throw;
+  const {state} = current;
+  showThrow(state.throw !== null ? state.throw : lastThrow && lastThrow.throw);
+}
+
+function showThrow(value) {
+  const {layout} = current;
   if (value === null || value === undefined) { $("dice").textContent = "\u00A0"; return; }
   const marked = layout.dice.marked[String(value)];
   // sticks: light side up or dark; dice (Ur's tetrahedra): a marked tip up or not
@@ -216,7 +222,8 @@ function mark(cell, on) {
 
 function show(data) {
   current = {...current, ...data};
-  for (const e of data.events || []) addLog(e.text);
+  // a throw by its number, as the review names it
+  for (const e of data.events || []) addLog(e.number ? `${e.number}. ${e.text}` : e.text);
   drawBoard(); drawDice(data.events); drawMoves();
   const s = current.state;
   const human = s.humans.includes(s.seat);
@@ -226,7 +233,7 @@ function show(data) {
     $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
       `You win the game (${s.sides[s.winner]}).` : `The computer wins the game (${s.sides[s.winner]}).`) :
       `${s.sides[s.winner]} wins the game.`;
-    if (data.review) showReview(data.review);
+    if (data.review) showReview(data.review, data.replay);
     else if (!current.judge) addLog("No review: neither a table nor a network plays this variant.");
   } else if (s.phase === "throw") {
     $("status").textContent = hotseat() ? `${s.side} to throw.` : `Your turn (${s.side}): throw.`;
@@ -309,36 +316,94 @@ async function hint() {
   }
 }
 
-function chart(chances) {
-  const w = 480, h = 160;
+// The winning chance of one side at every throw, with axes, a dashed even line and a
+// marker at each of its mistakes and blunders; a marker steps the review to its throw.
+function chart(review, frames) {
+  const chances = review.chances;
   if (!chances.length) return "";
-  const x = (i) => (chances.length === 1 ? 0 : i * w / (chances.length - 1));
-  const y = (v) => h - v * h;
+  const w = 480, h = 160, left = 34, bottom = 22, top = 6;
+  const x = (i) => left + (chances.length === 1 ? 0 : i * (w - left - 6) / (chances.length - 1));
+  const y = (v) => top + (1 - v) * (h - top - bottom);
   const points = chances.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
-  return `<svg id="chart" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" ` +
-    `aria-label="your winning chance over the game">` +
-    `<line x1="0" y1="${h / 2}" x2="${w}" y2="${h / 2}" stroke="#c9b99a" stroke-dasharray="4"/>` +
-    `<polyline fill="none" stroke="#b5523b" stroke-width="2" points="${points}"/></svg>`;
+  const ticks = [0, 0.5, 1].map((v) => `<text x="${left - 4}" y="${y(v) + 4}" text-anchor="end">` +
+    `${100 * v}%</text><line x1="${left}" x2="${w - 6}" y1="${y(v)}" y2="${y(v)}" ` +
+    `class="${v === 0.5 ? "even" : "grid"}"/>`).join("");
+  const last = frames.length ? frames[frames.length - 1].number : 0;
+  const xTicks = [1, Math.max(1, Math.round(last / 2)), last].map((n) =>
+    `<text x="${x(n - 1)}" y="${h - 6}" text-anchor="middle">${n}</text>`).join("");
+  const marks = review.judged.filter((d) => d.label === "mistake" || d.label === "blunder")
+    .map((d) => `<circle class="marker ${d.label}" data-turn="${d.turn}" cx="${x(d.turn - 1)}" ` +
+      `cy="${y(chances[d.turn - 1])}" r="5"><title>throw ${d.turn}: ${d.label}, ` +
+      `${d.loss_points.toFixed(2)} points</title></circle>`).join("");
+  return `<svg class="chart" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" ` +
+    `aria-label="${review.side}'s winning chance at every throw">${ticks}${xTicks}` +
+    `<text x="${w - 6}" y="${h - 6}" text-anchor="end">throw</text>` +
+    `<polyline fill="none" stroke="#b5523b" stroke-width="2" points="${points}"/>${marks}</svg>`;
 }
 
-function showReview(reviews) {
-  $("review-body").innerHTML = reviews.map((r) => {
+let replay = null;   // {frames, step, judged: seat -> {turn -> decision}}
+
+function showReview(reviews, frames) {
+  const labels = Object.entries(reviews[0].thresholds_points);
+  const ranges = labels.map(([name, least], i) => i === labels.length - 1 ?
+    `${name} ${least} or more` : i === 0 ? `${name} below ${labels[1][1]}` :
+    `${name} ${least} to ${labels[i + 1][1]}`).join(", ");
+  $("review-body").innerHTML = `<p class="note">Each decision of yours is labelled by the ` +
+    `winning chance it gave away, in points: best (none), ${ranges}.</p>` + reviews.map((r) => {
+    const who = hotseat() ? r.side : `You (${r.side})`;
     const worst = r.worst.map((w) =>
-      `<tr><td>${w.turn}</td><td>${w.throw}</td><td>${w.played}</td><td>${w.better}</td>` +
+      `<tr><td><button class="to-throw" data-turn="${w.turn}">throw ${w.turn}</button></td>` +
+      `<td>${w.throw}</td><td>${w.played}</td><td>${w.better}</td><td>${w.label}</td>` +
       `<td>${w.loss_points.toFixed(2)}</td></tr>`).join("");
-    return `<h3>${r.side}</h3><p>Winning chance given away: ` +
-      `<strong>${r.points_given_away.toFixed(2)} points</strong> over ${r.decisions} ` +
-      `decisions with a choice; error rate ${(100 * r.error_rate).toFixed(0)}%. ` +
+    return `<h3>${who}</h3><p><strong>${(100 * r.accuracy).toFixed(0)}%</strong> of ` +
+      `${r.decisions} decisions with a choice played best; on average ` +
+      `${r.mean_loss_points.toFixed(2)} points of winning chance given away a decision ` +
+      `(${r.points_given_away.toFixed(2)} in all; the throws decide the rest). ` +
       `Figures ${r.source}.</p>` +
-      (worst ? `<table><tr><th>turn</th><th>throw</th><th>played</th><th>better</th>` +
+      (worst ? `<table><tr><th></th><th>throw</th><th>played</th><th>better</th><th></th>` +
         `<th>points lost</th></tr>${worst}</table>` : "<p>No mistakes.</p>") +
-      `<p>Winning chance at every throw (dashed: even):</p>${chart(r.chances)}`;
+      `<p>Winning chance at every throw (dashed: even; dots: mistakes and blunders):</p>` +
+      chart(r, frames);
   }).join("");
+  const judged = {};
+  for (const r of reviews) judged[r.seat] = Object.fromEntries(r.judged.map((d) => [d.turn, d]));
+  replay = {frames, step: frames.length, judged};
+  for (const b of document.querySelectorAll("#review [data-turn]")) {
+    b.addEventListener("click", () => stepTo(Number(b.dataset.turn) - 1));
+  }
+  $("replay").hidden = !frames.length;
+  stepTo(frames.length);
   $("review").hidden = false;
+}
+
+// Step n of the replay: the board before throw n + 1's move; n = frames.length: the end.
+function stepTo(n) {
+  const {frames, judged} = replay;
+  replay.step = Math.max(0, Math.min(frames.length, n));
+  $("moves").innerHTML = "";
+  if (replay.step === frames.length) {
+    drawBoard(); drawDice();
+    $("replay-text").textContent = `The end: ${$("status").textContent}`;
+    return;
+  }
+  const f = frames[replay.step];
+  drawBoard(f.board); showThrow(f.throw);
+  const d = (judged[f.seat] || {})[f.number];
+  const who = hotseat() ? f.side : current.state.humans.includes(f.seat) ?
+    `you (${f.side})` : `the computer (${f.side})`;
+  $("replay-text").textContent = `Throw ${f.number} of ${frames[frames.length - 1].number}: ` +
+    `${who} threw ${f.throw}, ` + (f.played ? `played ${f.played}` : "no legal move") +
+    (d ? ` (${d.label}${d.label === "best" ? "" : `, ${d.loss_points.toFixed(2)} points; ` +
+      `better ${d.better}`})` : "") + ".";
 }
 
 document.addEventListener("keydown", (e) => {
   if (!current || $("play").hidden || e.target.tagName === "SELECT") return;
+  if (replay && !$("replay").hidden && (e.key === "ArrowLeft" || e.key === "ArrowRight")) {
+    stepTo(replay.step + (e.key === "ArrowLeft" ? -1 : 1));
+    e.preventDefault();
+    return;
+  }
   if (e.key === "t" && !$("throw").disabled) throwDice();
   else if (e.key === "h" && !$("hint").disabled) hint();
   else if (/^[1-9]$/.test(e.key) && current.state.phase === "move" &&
@@ -358,6 +423,10 @@ async function init() {
   $("setup-form").addEventListener("submit", start);
   $("throw").addEventListener("click", throwDice);
   $("hint").addEventListener("click", hint);
+  $("first").addEventListener("click", () => stepTo(0));
+  $("back").addEventListener("click", () => stepTo(replay.step - 1));
+  $("forward").addEventListener("click", () => stepTo(replay.step + 1));
+  $("last").addEventListener("click", () => stepTo(replay.frames.length));
   $("new").addEventListener("click", () => {
     if (current.state.phase !== "over" && !confirm("Leave this game and set up a new one?")) return;
     $("play").hidden = true; $("review").hidden = true; $("setup").hidden = false;
