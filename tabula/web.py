@@ -88,6 +88,13 @@ class Games:
         table = self.table if self.table is not None and not self.table.game.differs_from(
             game.name, game.pieces, game.rules) else None
         model_path, model = self.model(game)
+        needs_network = not asked.hotseat and (asked.level == "journeyman" or (
+            asked.level == "master" and table is None))
+        if model_path is None and needs_network:   # in the page's words, not the command's
+            shipped = shipped_pieces(name, rules)
+            raise TabulaError(f"no network plays {name} with {game.pieces} pieces a side: "
+                              "choose Apprentice" + (", or Master (perfect play)" if table else "")
+                              + (f", or {shipped[-1]} pieces a side" if shipped else ""))
         session = start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
                                 table, model_path, model)
         session.lock = threading.Lock()

@@ -108,6 +108,10 @@ def test_bad_requests_get_a_4xx_and_one_line(client):
         assert 400 <= response.status_code < 500, (response.status_code, response.text)
         error = response.json()["error"]
         assert error and "\n" not in error and len(error) < 300
+    # a strength the variant cannot have, said as the page says it (no command-line flags)
+    missing = client.post("/api/games", json={"game": "ur", "pieces": 2, "level": "journeyman"})
+    assert missing.status_code == 400 and missing.json()["error"] == (
+        "no network plays ur with 2 pieces a side: choose Apprentice, or 7 pieces a side")
     long_id = client.get("/api/games/" + "x" * 10_000)   # not echoed at length
     assert long_id.status_code == 404 and len(long_id.text) < 300
 
