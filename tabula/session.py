@@ -177,6 +177,8 @@ class Session:
                                                 # position, the throw and the move played
     setups: dict = field(default_factory=dict)  # seat -> its arrangement, where chosen
                                                 # (games.game.Setup; others drawn)
+    taken_back: list = field(default_factory=list)  # before each of a person's moves
+                                                    # against the computer: how it stood
 
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
@@ -245,6 +247,8 @@ class Session:
                 0 <= index < len(self.moves)):
             raise TabulaError(f"move must be a number from 0 to {len(self.moves) - 1}")
         move = self.moves[index]
+        if self.seat in self.humans and self.level is not None:
+            self.taken_back.append(self._standing())
         if self.seat in self.humans and self.judge is not None and len(self.moves) > 1:
             self.decisions.append(Decision(self.seat, self.turn, self.code, self.throw,
                                            self.moves, index,
@@ -263,6 +267,28 @@ class Session:
             events.append({"kind": "win", "seat": self.winner, "side": self.side(self.winner),
                            "text": f"{self.says(self.winner, 'wins', 'win')}"})
         return events
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self.taken_back) and not self.over
+
+    def undo(self) -> list[dict]:
+        """Take back the person's last move, and the computer's turns after it: the
+        position and throw it was made from, to move again (against the computer only;
+        the throws to come are not replayed, so undoing cannot show them)."""
+        if not self.can_undo:
+            raise SessionError("nothing to take back: " + (
+                "the game is over" if self.over else "no move of yours yet"))
+        (self.code, self.seat, self.throw, self.moves, self.turn, decisions, met,
+         frames) = self.taken_back.pop()
+        del self.decisions[decisions:], self.met[met:], self.frames[frames:]
+        self.frames[-1]["played"] = None
+        return [self._event("undo", f"{self.says(self.seat, 'takes', 'take')} back the move "
+                                    f"of throw {self.turn}")]
+
+    def _standing(self) -> tuple:
+        return (self.code, self.seat, self.throw, list(self.moves), self.turn,
+                len(self.decisions), len(self.met), len(self.frames))
 
     def computer_turns(self) -> list[dict]:
         """Throws and moves of the computer until a person is to play or the game ends."""
@@ -373,4 +399,4 @@ class Session:
                 "humans": sorted(self.humans), "phase": self.phase, "seat": self.seat,
                 "side": self.side(self.seat), "throw": self.throw,
                 "moves": self.legal_moves(), "board": self.board(), "winner": self.winner,
-                "turn": self.turn}
+                "turn": self.turn, "can_undo": self.can_undo}

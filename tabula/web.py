@@ -13,6 +13,8 @@ API (every error is a 4xx with {"error": "one line"}):
   POST /api/games/ID/throw             the player to move throws
   POST /api/games/ID/move              {"move": index} of the listed legal moves
   GET  /api/games/ID/hint              the moves ranked, with winning chances and losses
+  POST /api/games/ID/undo              take back your last move (and the computer's turns
+                                       after it), to move again from the same throw
   GET  /api/games/ID/review            how each person played, and every throw to step
                                        through (also sent when it ends)
   GET  /api/rules/GAME                 the rules (docs/rules/GAME.md) as HTML
@@ -192,6 +194,12 @@ def create_app(table=None, models=None) -> Starlette:
             events += session.computer_turns()
             return JSONResponse(answer(key, session, events))
 
+    async def undo(request):
+        key = request.path_params["key"]
+        session = games.get(key)
+        with session.lock:
+            return JSONResponse(answer(key, session, session.undo()))
+
     async def hint(request):
         session = games.get(request.path_params["key"])
         with session.lock:
@@ -234,6 +242,7 @@ def create_app(table=None, models=None) -> Starlette:
               Route("/api/games/{key}", state),
               Route("/api/games/{key}/throw", throw, methods=["POST"]),
               Route("/api/games/{key}/move", move, methods=["POST"]),
+              Route("/api/games/{key}/undo", undo, methods=["POST"]),
               Route("/api/games/{key}/hint", hint),
               Route("/api/games/{key}/review", review),
               Route("/api/rules/{name}", rules), Route("/rules/{name}", rules_page),

@@ -229,3 +229,45 @@ def test_a_client_that_leaves_mid_body_is_one_log_line(caplog):
     assert said == ["POST /api/games: the client left before its request body arrived"]
     assert not [r for r in caplog.records if r.exc_info]
     assert sent[0]["status"] == 400
+
+
+def test_undo_takes_back_the_last_move_and_the_computer_s_turns(client):
+    """Against the computer a person takes back their last move: the position, the
+    throw and the legal moves are those it was made from, the decisions judged and the
+    throws numbered as before it; between two people, or before any move, nothing to
+    take back is a 409 in one line."""
+    data = new(client, game="ur", pieces=3, level="apprentice", seed=5, side="light")
+    key = data["id"]
+    assert not data["state"]["can_undo"]
+    assert client.post(f"/api/games/{key}/undo").status_code == 409
+    before = None
+    for _ in range(200):
+        state = data["state"]
+        if state["phase"] == "over":
+            break
+        if state["phase"] == "throw":
+            data = client.post(f"/api/games/{key}/throw").json()
+            continue
+        before = (state, client.get(f"/api/games/{key}/review").json())
+        data = client.post(f"/api/games/{key}/move", json={"move": len(state["moves"]) - 1}
+                           ).json()
+        if data["state"]["phase"] != "over" and data["state"]["turn"] > before[0]["turn"]:
+            break   # the computer played in between
+    assert data["state"]["can_undo"]
+    undone = client.post(f"/api/games/{key}/undo").json()
+    assert undone["events"][0]["kind"] == "undo"
+    assert undone["events"][0]["text"] == f"you (light) take back the move of throw " \
+                                          f"{before[0]['turn']}"
+    state, review = before
+    for field in ("board", "throw", "moves", "turn", "seat", "phase"):
+        assert undone["state"][field] == state[field], field
+    again = client.get(f"/api/games/{key}/review").json()
+    assert again == review
+    hotseat = new(client, game="ur", pieces=3, hotseat=True, seed=1)
+    key = hotseat["id"]
+    client.post(f"/api/games/{key}/throw")
+    moves = client.get(f"/api/games/{key}").json()["state"]["moves"]
+    if moves:
+        client.post(f"/api/games/{key}/move", json={"move": 0})
+    refused = client.post(f"/api/games/{key}/undo")
+    assert refused.status_code == 409 and "nothing to take back" in refused.json()["error"]

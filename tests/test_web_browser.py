@@ -226,6 +226,12 @@ def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):
         if step(browser) == "over":
             break
     assert "white" in browser.find_element(By.ID, "log").text
+    undo = browser.find_element(By.ID, "undo")
+    assert undo.is_enabled()   # a move of white's was made against the computer
+    undo.click()
+    assert wait(browser, lambda: "take back the move of throw" in
+                browser.find_element(By.ID, "log").text)
+    assert browser.execute_script("return current.state.phase") == "move"
     sticks = browser.find_element(By.ID, "dice").text   # sticks, not Ur's tetrahedra
     assert sticks and set(sticks.split()[0]) <= {"\u25AF", "\u25AE"}, sticks
     assert Keys   # imported for the key names above

@@ -1,6 +1,6 @@
 // tabula in the browser: the page asks the server (tabula/web.py) for everything the
 // rules decide and draws what it answers. Keys: t throws, 1-9 picks a listed move,
-// h asks for a hint.
+// h asks for a hint, u takes back your last move, the arrows step through the review.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -229,6 +229,8 @@ function show(data) {
   const human = s.humans.includes(s.seat);
   $("throw").disabled = !(s.phase === "throw" && human);
   $("hint").disabled = !(s.phase === "move" && current.judge);
+  $("undo").disabled = !s.can_undo;
+  $("undo").hidden = hotseat();
   if (s.phase === "over") {
     $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
       `You win the game (${s.sides[s.winner]}).` : `The computer wins the game (${s.sides[s.winner]}).`) :
@@ -300,6 +302,10 @@ async function act(method, path, body) {
 }
 
 const throwDice = () => act("POST", `/api/games/${current.id}/throw`);
+function undo() {
+  for (const seat of Object.keys(lastMoves)) delete lastMoves[seat];
+  act("POST", `/api/games/${current.id}/undo`);
+}
 const move = (index) => act("POST", `/api/games/${current.id}/move`, {move: index});
 
 async function hint() {
@@ -406,6 +412,7 @@ document.addEventListener("keydown", (e) => {
   }
   if (e.key === "t" && !$("throw").disabled) throwDice();
   else if (e.key === "h" && !$("hint").disabled) hint();
+  else if (e.key === "u" && !$("undo").disabled) undo();
   else if (/^[1-9]$/.test(e.key) && current.state.phase === "move" &&
            current.state.humans.includes(current.state.seat)) {
     const m = current.state.moves[Number(e.key) - 1];
@@ -423,6 +430,7 @@ async function init() {
   $("setup-form").addEventListener("submit", start);
   $("throw").addEventListener("click", throwDice);
   $("hint").addEventListener("click", hint);
+  $("undo").addEventListener("click", undo);
   $("first").addEventListener("click", () => stepTo(0));
   $("back").addEventListener("click", () => stepTo(replay.step - 1));
   $("forward").addEventListener("click", () => stepTo(replay.step + 1));
