@@ -294,8 +294,48 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
     lines = ["  point:  " + "".join(f"{p:>4}" for p in range(POINTS, 0, -1)) + "     off"]
     for name, counts in (("white", white), ("black", black)):
         row = "".join(f"{c or '.':>4}" for c in reversed(counts))
-        lines.append(f"  {name}:  {row}   {TOTAL_CHECKERS - sum(counts):>5}")
+        pips = sum(p * c for p, c in enumerate(counts, start=1))
+        lines.append(f"  {name}:  {row}   {TOTAL_CHECKERS - sum(counts):>5}   {pips} pips")
     return "\n".join(lines) + f"\n  (point p is p pips from off; {pieces} checkers at most)"
+
+
+def notation(before: list[int], after: list[int], throw: int) -> str:
+    """A move as backgammon writes it ('6/2 5/off', '6/3(2)'): the checkers on points
+    1..6 before and after it, found by playing the roll's dice one at a time, the higher
+    first, then the other order (a move's dice that cannot all be used end early)."""
+    high, low = divmod(throw, 10)
+    orders = [[high] * 4] if high == low else [[high, low], [low, high]]
+
+    def steps(counts, dice):
+        if counts == after:
+            return []
+        if not dice or not any(counts):
+            return None
+        die, highest = dice[0], max(p for p in range(1, POINTS + 1) if counts[p - 1])
+        for p in range(POINTS, 0, -1):
+            to = p - die if p > die else 0
+            if not counts[p - 1] or (to == 0 and p != die and p != highest):
+                continue
+            played = list(counts)
+            played[p - 1] -= 1
+            if to:
+                played[to - 1] += 1
+            rest = steps(played, dice[1:])
+            if rest is not None:
+                return [(p, to)] + rest
+        return None
+    found = next((s for s in (steps(list(before), order) for order in orders) if s is not None),
+                 None)
+    if found is None:
+        raise PositionError(f"no play of {high}-{low} takes {before} to {after}")
+    texts = [f"{p}/{to or 'off'}" for p, to in sorted(found, reverse=True)]
+    return " ".join(f"{t}({texts.count(t)})" if texts.count(t) > 1 else t
+                    for t in dict.fromkeys(texts))
+
+
+def move_notation(code: int, next_code: int, throw: int) -> str:
+    """The move from `code` to `next_code` (seen by the next player) in notation."""
+    return notation(to_json(code)["me"], to_json(next_code)["opp"], throw)
 
 
 def cell(seat: int, square: int) -> str:
@@ -388,4 +428,4 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 presentation=Presentation(
                     pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
                     draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
-                    rules_file=RULES_DOCS / "bearoff.md"))
+                    rules_file=RULES_DOCS / "bearoff.md", notation=move_notation))

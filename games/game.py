@@ -215,6 +215,8 @@ class Presentation:
     win_words: str = "bears off the last piece and wins"   # what a winning move does
     named_by_board: bool = False  # a seat's squares are named by the board's cells, the
                                   # same for both seats (EinStein), not by its own track
+    notation: Callable | None = None   # (code, next code, throw) -> a move as the game's
+                                       # players write it (bear-offs: '6/2 5/off')
 
     def square_label(self, square: int, seat: int = 0) -> str:
         """A square's name in a move of `seat` (0: the side that throws first)."""

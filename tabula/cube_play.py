@@ -1,8 +1,9 @@
 """`tabula play` for races with the doubling cube (bear-offs): a money game in the
 terminal against the computer, the cube offered to the person before each of their
-rolls and answered by the computer, with the table's equities as hints when a table
-is given. The computer plays eval/cube_regret.py's CubePlayer: the table's perfect
-play, or a network's values."""
+rolls and answered by the computer. Moves in backgammon notation (6/2 5/off), pip
+counts on the board; hints and the review at the end from the table's equities when a
+table is given, else from the network's. The computer plays eval/cube_regret.py's
+CubePlayer: the table's perfect play, or a network's values."""
 import numpy as np
 
 from tabula.eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
@@ -62,8 +63,14 @@ def _dice(throw: int) -> str:
 
 def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console: Console,
                    human: int = 0, seed=None):
-    """Play one game; returns (winning seat, points), or None when the person quits."""
+    """Play one game; returns (winning seat, points), or None when the person quits.
+    judge: the table's player (exact hints and review), else the computer's network
+    judges."""
     state = CubeGame(game, seed)
+    exact = judge is not None
+    judge = judge or computer
+    source = "exact, from the table" if exact else "the network's estimate"
+    losses = {"checker": [], "cube": []}   # the person's decisions: equity given away
     names = game.presentation.sides
     console.say(f"{game.name} with up to {game.pieces} checkers a side, money play with the "
                 f"doubling cube: you play {names[human]} against the computer "
@@ -76,9 +83,10 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
         if state.state() != UNAVAILABLE:
             if mine:
                 answer = _ask(console, "d to double, r to roll, ? for the cube hint, "
-                              "rules, q to quit: ", ("d", "r"), judge, state)
+                              "rules, q to quit: ", ("d", "r"), judge, state, source)
                 if answer is None:
                     return None
+                losses["cube"].append(_double_loss(judge, state, answer == "d"))
                 if answer == "d":
                     taken = computer.takes(state.code)
                     console.say(f"  you double; the computer {'takes' if taken else 'passes'}")
@@ -86,40 +94,71 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
             elif computer.doubles(state.code, state.state()):
                 console.say(f"  the computer doubles to {2 * state.cube}")
                 answer = _ask(console, "t to take, p to pass, ? for the hint, q to quit: ",
-                              ("t", "p"), judge, state, facing_double=True)
+                              ("t", "p"), judge, state, source, facing_double=True)
                 if answer is None:
                     return None
+                losses["cube"].append(_take_loss(judge, state, answer == "t"))
                 state.double(answer == "t")
             if state.result is not None:
                 break
         throw, codes, overs, win = state.roll()
-        console.say(f"  {names[state.seat]} rolls {_dice(throw)}")
+        console.say(f"  {'you' if mine else 'the computer'} ({names[state.seat]}) "
+                    f"roll{'s' * (not mine)} {_dice(throw)}")
+        plays = [game.presentation.notation(state.code, int(c), throw) for c in codes]
         if mine and len(codes) > 1:
-            choice = _ask_move(console, game, state, codes, overs, win, judge)
+            choice = _ask_move(console, state, codes, overs, win, judge, plays, source)
             if choice is None:
                 return None
+            equity = move_equities(judge.values_of, codes, overs, state.state(), win)
+            losses["checker"].append(state.cube * float(equity.max() - equity[choice]))
         else:
             choice = computer.move(codes, overs, state.state(), win) if len(codes) > 1 else 0
-        after = game.to_json(int(codes[choice]))["opp"]
-        console.say(f"  {names[state.seat]} plays to {after} (checkers on points 1..6)")
+        console.say(f"  {'you' if mine else 'the computer'} ({names[state.seat]}) "
+                    f"play{'s' * (not mine)} {plays[choice]}")
         state.play(codes[choice], overs[choice], win[choice])
     seat, points = state.result
-    console.say(f"\n{names[seat]} wins {points} point{'s' if points != 1 else ''}"
-                f" ({'you' if seat == human else 'the computer'}).")
+    console.say(f"\n{'you' if seat == human else 'the computer'} ({names[seat]}) "
+                f"win{'s' * (seat != human)} {points} point{'s' if points != 1 else ''}.")
+    console.say(_review(losses, source))
     return state.result
 
 
-def _ask(console, prompt, choices, judge, state, facing_double=False):
+def _review(losses, source) -> str:
+    """How the person played: equity given away in checker play and in cube decisions,
+    in points at the cube's value of the moment."""
+    lines = [f"How you played ({source}; points at the cube's value):"]
+    for kind, lost in losses.items():
+        errors = sum(loss > 1e-6 for loss in lost)
+        lines.append(f"  {kind} play: {len(lost)} decisions, {errors} not the best, "
+                     f"{sum(lost):.3f} points given away" if kind == "checker" else
+                     f"  cube: {len(lost)} decisions, {errors} wrong, {sum(lost):.3f} points "
+                     "given away")
+    return "\n".join(lines)
+
+
+def _double_loss(judge, state, doubled: bool) -> float:
+    """Equity the person gives away by doubling or not, in points at the cube value."""
+    e = judge.values_of(np.array([state.code]))
+    nd, take = e.no_double(state.state())[0], min(2 * e.no_double(UNAVAILABLE)[0], 1.0)
+    return state.cube * (max(nd, take) - (take if doubled else nd))
+
+
+def _take_loss(judge, state, taken: bool) -> float:
+    """Equity the person gives away taking or passing the computer's double (seen by
+    the doubler: taking costs the taker 2 ND(unavailable), passing 1)."""
+    cost = 2 * judge.values_of(np.array([state.code])).no_double(UNAVAILABLE)[0]
+    return state.cube * ((cost if taken else 1.0) - min(cost, 1.0))
+
+
+def _ask(console, prompt, choices, judge, state, source, facing_double=False):
     return console.choose(
         prompt, lambda answer: answer if answer in choices else None,
         {"rules": lambda: console.say(to_text(state.game.presentation.rules_text())),
-         "?": lambda: console.say(_cube_hint(judge, state, facing_double))},
+         "?": lambda: console.say(f"  ({source})\n" + _cube_hint(judge, state, facing_double))},
         f"is not an answer here: type one of {', '.join(choices)}")
 
 
 def _cube_hint(judge, state, facing_double) -> str:
-    if judge is None:
-        return "  no hint without --table"
     e = judge.values_of(np.array([state.code]))
     nd, unavailable = e.no_double(state.state())[0], e.no_double(UNAVAILABLE)[0]
     take = 2 * unavailable
@@ -131,17 +170,16 @@ def _cube_hint(judge, state, facing_double) -> str:
             f"pass +1.000), per unit of cube: {right}")
 
 
-def _ask_move(console, game, state, codes, overs, win, judge):
-    for j, code in enumerate(codes, 1):
-        console.say(f"  {j}: to {game.to_json(int(code))['opp']}")
+def _ask_move(console, state, codes, overs, win, judge, plays, source):
+    for j, play in enumerate(plays, 1):
+        console.say(f"  {j}: {play}")
 
     def hint():
-        if judge is None:
-            console.say("  no hint without --table")
-            return
         equity = move_equities(judge.values_of, codes, overs, state.state(), win)
+        console.say(f"  moves from best to worst ({source}):")
         for j in np.argsort(-equity):
-            console.say(f"  {j + 1}: equity {equity[j]:+.4f} per unit of cube")
+            console.say(f"  {j + 1}: {plays[j]}: equity {equity[j]:+.4f} per unit of cube, "
+                        f"{equity.max() - equity[j]:.4f} less than the best")
 
     return console.choose_move(f"your move (1-{len(codes)}, ? for a hint, q to quit): ",
                                len(codes), {"?": hint})

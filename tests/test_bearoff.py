@@ -314,3 +314,52 @@ def test_a_table_too_large_for_the_machine_is_refused_at_once(tmp_path, capsys):
         pytest.skip("this machine could solve it (for hours)")
     assert main(["solve", "bearoff", "--checkers", "15", "--out", str(tmp_path / "t.h5")]) == 2
     assert "--one-sided" in capsys.readouterr().err and not (tmp_path / "t.h5").exists()
+
+
+def test_moves_are_written_in_backgammon_notation_that_replays_them():
+    """Every legal move of 300 random positions and every roll, written as backgammon
+    writes it (6/2 5/off, 6/3(2)), played back step by step from the position before,
+    gives the position the move leads to; two different moves are never written alike."""
+    import re
+    from tabula.datagen.sampling import uniform_positions
+    game = get_game("bearoff", 6)
+    for code in uniform_positions(game, 300, 4):
+        before = game.to_json(int(code))["me"]
+        for throw in game.throws:
+            written = set()
+            for move in game.legal_moves(int(code), int(throw)):
+                text = game.presentation.notation(int(code), move["position"], int(throw))
+                counts = list(before)
+                for start, end, times in re.findall(r"(\d)/(\d|off)(?:\((\d)\))?", text):
+                    for _ in range(int(times or 1)):
+                        counts[int(start) - 1] -= 1
+                        if end != "off":
+                            counts[int(end) - 1] += 1
+                assert counts == game.to_json(move["position"])["opp"], (before, throw, text)
+                written.add(text)
+            assert len(written) == len(game.legal_moves(int(code), int(throw)))
+
+
+def test_a_bear_off_in_the_terminal_says_who_plays_in_notation_and_reviews(capsys):
+    """Against the shipped network, no table: pip counts on the board, moves in
+    notation, hints from the network's estimate, and a review of checker play and cube
+    decisions at the end."""
+    import io
+    import re
+    from tabula.cube_play import play_cube_game
+    from tabula.eval.cube_regret import net_player
+    from tabula.export.model_file import OnnxValueModel
+    from tabula.play import Console
+    from tabula.session import shipped_model
+    game = get_game("bearoff", 10)
+    computer = net_player(OnnxValueModel(shipped_model(game), game="bearoff", pieces=10))
+    shown = io.StringIO()
+    result = play_cube_game(game, computer, None, Console(io.StringIO("r\n?\n1\n" * 60), shown),
+                            seed=3)
+    text = shown.getvalue()
+    assert result is not None and re.search(r"white: .* \d+ pips", text)
+    assert re.search(r"you \(white\) play \d/(\d|off)", text)
+    assert re.search(r"the computer \(black\) plays \d/(\d|off)", text)
+    assert "moves from best to worst (the network's estimate)" in text
+    assert re.search(r"checker play: \d+ decisions, \d+ not the best, [\d.]+ points", text)
+    assert re.search(r"cube: \d+ decisions, \d+ wrong", text)
