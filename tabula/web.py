@@ -124,6 +124,30 @@ def answer(key, session, events=()) -> dict:
     return result
 
 
+def board_picture(game) -> str:
+    """The board at the start as the game page draws it (its layout and the start
+    position's pieces), for the rules page."""
+    layout, sides = game.presentation.layout, game.presentation.sides
+    view = game.presentation.board_view(game.start, first_to_throw=True)
+    marks = (view.get("labels") or {}) | (view.get("stacks") or {})
+    cells = []
+    for c in layout["cells"]:
+        seat = view["cells"].get(c["id"])
+        piece = "" if seat is None else \
+            f"<div class='piece seat{seat}'>{html.escape(str(marks.get(c['id'], '')))}</div>"
+        title = f" title='{html.escape(c['title'])}'" if c.get("title") else ""
+        cells.append(f"<div class='cell {c['mark']}' style='grid-row: {c['row'] + 1}; "
+                     f"grid-column: {c['col'] + 1}'{title}><span class='label'>"
+                     f"{html.escape(c['label'])}</span>{piece}</div>")
+    waiting = "".join(f"<p>{html.escape(sides[seat])}: {view['waiting'][seat]} waiting</p>"
+                      for seat in (0, 1) if view["waiting"][seat])
+    return (f"<figure class='board-picture'><div class='board' style='--cols: {layout['cols']}; "
+            f"grid-template-columns: repeat({layout['cols']}, var(--cell))'>{''.join(cells)}"
+            f"</div>{waiting}<figcaption>The board at the start: {html.escape(sides[0])} "
+            f"(light pieces, throws first) and {html.escape(sides[1])} (dark). "
+            f"{html.escape(layout.get('legend') or '')}</figcaption></figure>")
+
+
 async def body(request: Request) -> dict:
     try:
         raw = await request.body()
@@ -220,7 +244,9 @@ def create_app(table=None, models=None) -> Starlette:
         return JSONResponse({"html": markdown.to_html(rules_text(request.path_params["name"]))})
 
     async def rules_page(request):
-        text = rules_text(request.path_params["name"])
+        name = request.path_params["name"]
+        text = rules_text(name)
+        page, picture = markdown.to_html(text), board_picture(get_game(name))
         # opened from a game in a tab of its own: closing the tab goes back to that game
         back = ("<a href='/' onclick='if (history.length === 1) { window.close(); "
                 "return false; }'>Back to the game</a>")
@@ -229,7 +255,7 @@ def create_app(table=None, models=None) -> Starlette:
                             f"initial-scale=1'><title>Rules of {html.escape(markdown.title(text))}"
                             f" - tabula</title><link rel='stylesheet' href='/static/style.css'>"
                             f"</head><body class='rules'><p>{back}</p>"
-                            f"{markdown.to_html(text)}</body></html>")
+                            f"{page.replace('</h1>', '</h1>' + picture, 1)}</body></html>")
 
     async def error(request, exc):
         if isinstance(exc, HTTPException):

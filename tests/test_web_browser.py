@@ -264,6 +264,9 @@ def test_the_rules_page_opens(browser, server):
     assert heading.startswith("The Royal Game of Ur"), (heading, browser.current_url)
     assert browser.find_elements(By.TAG_NAME, "table")
     assert browser.title == "Rules of The Royal Game of Ur - tabula"
+    picture = browser.find_elements(By.CSS_SELECTOR, ".board-picture .cell")   # the board
+    assert len(picture) == 20 and picture[0].size["width"] > 20   # drawn, at the start
+    browser.save_screenshot(str(SHOTS / "ur-rules.png"))
     tabs = len(browser.window_handles)
     browser.find_element(By.LINK_TEXT, "Back to the game").click()   # closes its tab, so
     assert wait(browser, lambda: len(browser.window_handles) == tabs - 1)  # the game is there
