@@ -1,5 +1,5 @@
 """Monte Carlo tree search over decision and chance nodes, for every game of the
-contract: the player `mcts:SIMS[:LEAF]` (eval/players.py).
+contract: the player `mcts:SIMS[/Tms][:LEAF]` (eval/players.py; Tms: a time limit).
 
 The tree alternates two kinds of node:
   decision node  a position and a throw: the mover picks one of the legal moves (a

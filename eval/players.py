@@ -9,7 +9,7 @@ index of its chosen move for each. Specs, as typed on the command line:
   perfect              the best move by the table (needs a table)
   net:MODEL.onnx       the best afterstate by the network
   net+search:MODEL.onnx  one throw of expectimax over the network
-  mcts:SIMS[:LEAF]     tree search of SIMS simulations a move (eval/mcts.py); LEAF:
+  mcts:SIMS[/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py); LEAF:
                        playout (the default), heuristic, or MODEL.onnx; SIMS/Tms
                        (mcts:5000/20ms) stops a search after T milliseconds too
 """
@@ -96,7 +96,7 @@ MAX_MS = 600_000
 
 
 def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
-    """mcts:SIMS[:LEAF]: each decision searched by eval.mcts; its random playouts
+    """mcts:SIMS[/Tms][:LEAF]: each decision searched by eval.mcts; its random playouts
     drawn from the decision's random number, so a game replays exactly. searched:
     called with (counts, next_codes, infos, visits, values) of each batch searched (the
     labels of tabula/search_data.py)."""
