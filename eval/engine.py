@@ -47,8 +47,13 @@ def _work(turns, finished) -> tuple[int, float | None]:
     done = int(turns.sum())
     if not finished.any():
         return done, None
-    mean = turns[finished].mean()
-    return done, float(turns[finished].sum() + np.maximum(turns[~finished], mean).sum())
+    lengths = turns[finished]
+    # a running game is expected to go on for at least the spread of the finished games'
+    # lengths: games played in lockstep all outlast the first to finish, so its mean
+    # alone would call the work done
+    spread = lengths.std() if len(lengths) > 1 else lengths.mean()
+    running = turns[~finished]
+    return done, float(lengths.sum() + np.maximum(running + spread, lengths.mean()).sum())
 
 
 @dataclass
@@ -73,7 +78,8 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     """Play len(first) games; first[g] is the slot that throws first in game g.
     After every step progress(turns played, estimated turns in all) is called: the
     estimate takes each running game to last as long as the finished ones did on
-    average, or as long as it has already lasted (None before any game ends)."""
+    average, or as long as it has lasted plus the spread of their lengths (None
+    before any game ends)."""
     started = time.time()
     n = len(first)
     cum_probs = cumulative(game.probs)

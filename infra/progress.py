@@ -17,6 +17,7 @@ class Progress:
         self.stream, self.every = stream or sys.stderr, every
         self.started = time.time()
         self.last = self.started   # the first plain line after `every` s: a rate worth showing
+        self.end_shown = False     # whether a line at the total has been printed
         self.bar = None
         if not quiet and self._tty():
             self.bar = tqdm(total=total, desc=what, unit=unit, file=self.stream, leave=False,
@@ -40,9 +41,10 @@ class Progress:
             self.bar.update(done - self.bar.n)   # redrawn at most every 0.2 s
             return
         now = time.time()
-        if now - self.last < self.every and (self.total is None or done < self.total):
-            return
-        self.last = now
+        at_end = self.total is not None and done >= self.total
+        if now - self.last < self.every and (not at_end or self.end_shown):
+            return   # a line every `every` s, and one as soon as the work reaches its total
+        self.last, self.end_shown = now, at_end
         print(self.line(done, note), file=self.stream, flush=True)
 
     def line(self, done: float, note: str = "") -> str:

@@ -64,3 +64,27 @@ def test_the_eta_comes_from_the_work_done():
     assert progress.line(25) .endswith("25/100 (25%) items, 2 items/s, ETA 30 s")
     progress.total = None
     assert "ETA" not in progress.line(25)
+
+
+def test_a_pipe_gets_one_line_at_the_total_not_one_per_update_after_it():
+    """An estimate that the work overtakes (done >= total) printed a line at every
+    update from then on: a self-play log had one a step. Now one line at the total,
+    then one every `every` seconds as before."""
+    import io
+    stream = io.StringIO()
+    progress = Progress("work", 100, "items", stream=stream, every=3600)
+    for done in range(90, 200):
+        progress.update(done, total=max(100, done))
+    assert len(stream.getvalue().splitlines()) == 1
+
+
+def test_the_turns_estimate_of_games_in_lockstep_is_not_the_turns_played():
+    """Games played in lockstep all outlast the first to finish; an estimate from the
+    finished games' mean alone said 100% done (ETA 0 s) while most games ran on."""
+    import numpy as np
+    from tabula.eval.engine import _work
+    turns = np.array([10, 12, 14, 30, 30, 30, 30, 30])
+    finished = np.array([True, True, True, False, False, False, False, False])
+    done, total = _work(turns, finished)
+    assert done == turns.sum() and total > done + 5 * 1.5   # five games still to go
+    assert _work(turns, np.ones(8, dtype=bool)) == (done, float(done))
