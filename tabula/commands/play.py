@@ -14,9 +14,10 @@ def add_parser(sub):
                     "the game, q to quit. Levels: "
                     + "; ".join(f"{k}: {v}" for k, v in LEVELS.items()) + ".")
     add_game_arguments(p, playable_pieces)
+    cubed = " and ".join(n for n in sorted(GAMES) if get_game(n).capabilities.has_cube)
     p.add_argument("--level", choices=list(LEVELS), default="journeyman",
-                   help="the computer's strength (default journeyman; bearoff: journeyman, "
-                        "or master with --table)")
+                   help=f"the computer's strength (default journeyman; {cubed}, played with "
+                        "the doubling cube: journeyman, or master with --table)")
     p.add_argument("--model", metavar="FILE.onnx",
                    help="the network (default: the shipped models/GAMEPIECES.onnx)")
     p.add_argument("--table", metavar="FILE",
