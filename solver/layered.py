@@ -253,7 +253,7 @@ def solve_unit(game, L, M, lower, lower_offset, tol, progress=None, watch=(),
     kernels.fill_slots(reps, partners, slot_of)
     del reps, partners
     n_pairs = len(rep_codes)
-    with tempfile.TemporaryDirectory(dir=spill_dir) as folder:
+    with tempfile.TemporaryDirectory(dir=spill_dir, prefix=SPILL_PREFIX) as folder:
         move_table = MoveTable(game, L, M, n_l, rep_codes, slot_of, lower_offset, waves,
                                table_budget, Path(folder) / "moves.int32")
         del rep_codes
@@ -324,15 +324,23 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress, waves):
     return U, sweeps, policy_sweeps, float(change), float(residual)
 
 
+SPILL_PREFIX = "moves-"   # a unit's tabled moves on disk, in OUT.partial/ while it sweeps
+
+
 class Checkpoint:
     """Finished layers of an interrupted solve, in OUT.partial/: each layer's values
     (.npy) and figures (.json, with the values' CRC-32). A layer whose files are
-    damaged, cut short or changed is solved again, not trusted."""
+    damaged, cut short or changed is solved again, not trusted. The tabled moves a
+    killed solve left behind (up to 18 GB for Senet 4) are removed when it resumes:
+    one solve of an output at a time."""
 
     def __init__(self, out: Path, meta: dict, sizes: dict):
         self.dir = out.with_name(out.name + ".partial")
         self.sizes = sizes   # layer -> positions
         self.dir.mkdir(parents=True, exist_ok=True)
+        for stale in [*self.dir.glob(f"{SPILL_PREFIX}*"), *self.dir.glob("tmp*")]:
+            if stale.is_dir():   # tmp*: the spill folders of versions before the prefix
+                shutil.rmtree(stale, ignore_errors=True)
         meta_path = self.dir / "meta.json"
         if meta_path.exists():
             try:

@@ -64,7 +64,9 @@ def test_every_model_has_a_card_with_what_a_card_holds(name):
         assert heading in text, heading
     manifest = json.loads((ROOT / "models" / f"{name}.json").read_text())
     assert f"{manifest['parameters']:,}" in text and f"{manifest['bytes']:,}" in text
-    assert manifest["data_sha256"][:8] in text and manifest["table_sha256"][:8] in text
+    assert manifest["data_sha256"][:8] in text
+    # taught by a table, or by a search where no table exists (its data names the teacher)
+    assert (manifest["table_sha256"] or "taught by tree search")[:8] in text
 
 
 @pytest.mark.parametrize("name", sorted(CARDS))

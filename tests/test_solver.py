@@ -144,8 +144,19 @@ def test_interrupted_solve_resumes(tmp_path, monkeypatch):
         solve(game, out, quiet=True)
     assert not out.exists()
     assert (tmp_path / "ur2.h5.partial").is_dir()
-    monkeypatch.setattr(layered, "solve_unit", lambda *a, **k: calls.append(a[1]) or real(*a, **k))
+    # a solve killed mid-unit (no Python clean-up runs) leaves its tabled moves behind
+    stale = tmp_path / "ur2.h5.partial" / f"{layered.SPILL_PREFIX}killed"
+    stale.mkdir()
+    (stale / "moves.int32").write_bytes(b"\0" * 4096)
+    seen = []
+
+    def resumed(*a, **k):
+        seen.append(stale.exists())   # gone before the first unit is solved again
+        calls.append(a[1])
+        return real(*a, **k)
+    monkeypatch.setattr(layered, "solve_unit", resumed)
     solve(game, out, quiet=True)
+    assert seen and not any(seen)
     assert calls == [(1, 1), (2, 1), (2, 2)]  # the resumed run solved only the last unit
     assert not (tmp_path / "ur2.h5.partial").exists()
     fresh = tmp_path / "fresh.h5"
