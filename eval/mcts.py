@@ -286,6 +286,24 @@ def _backup_all(probs, tree, walk):
         _backup(i, probs, True, tree, walk)
 
 
+# The same on the calling thread, for a few trees: a parallel region's threads wait
+# for cores that the network's own threads may hold, which cost a single tree (a move
+# of `tabula play`) up to 20 ms a step.
+@njit(cache=True)
+def _select_each(moves, mirror, throws, probs, tree, walk):
+    for i in range(len(walk[2])):
+        _select(i, moves, mirror, throws, probs, True, tree, walk)
+
+
+@njit(cache=True)
+def _backup_each(probs, tree, walk):
+    for i in range(len(walk[2])):
+        _backup(i, probs, True, tree, walk)
+
+
+FEW_TREES = 8   # searched on the calling thread (above)
+
+
 @njit(parallel=True, cache=True)
 def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree, walk, keys,
                         first, sims):
@@ -301,13 +319,14 @@ def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree
             _backup(i, probs, False, tree, walk)
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def _root_values(tree, valued):
+    """Each root move's value (a few per tree: no parallel region, see _select_each)."""
     (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
      d_n, d_w, d_p, d_visits, n_decision) = tree
     n, m = d_n.shape[0], d_n.shape[2]
     out = np.zeros((n, m))
-    for i in prange(n):
+    for i in range(n):
         for j in range(d_count[i, 0]):
             if valued or d_n[i, 0, j] > 0:
                 out[i, j] = _edge_value(i, 0, j, tree, valued)
@@ -375,12 +394,14 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline):
                 break
     else:
         slots = np.arange(m)
+        select, backup = (_select_each, _backup_each) if n <= FEW_TREES else \
+            (_select_all, _backup_all)
         for _ in range(sims):
-            _select_all(game.moves, game.mirror, game.throws, probs, tree, walk)
+            select(game.moves, game.mirror, game.throws, probs, tree, walk)
             live = (slots < pending_count[:, None]) & (kind != TERMINAL)[:, None]
             if live.any():
                 values[live] = leaf(pending[live])
-            _backup_all(probs, tree, walk)
+            backup(probs, tree, walk)
             if not _in_time(deadline):
                 break
     return d_n[:, 0].copy(), _root_values(tree, leaf is not None)

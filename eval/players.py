@@ -37,6 +37,8 @@ class Player:
     game: object       # the variant it plays (games.Game)
     choose: Callable   # (codes, counts, next_codes, infos, rand) -> chosen indices
     model_sha256: str | None = None
+    seconds: float | None = None   # a search's time limit a call (mcts:SIMS/Tms); one who
+                                   # replies to a person may lower it (tabula/session.py)
 
 
 @njit(parallel=True, cache=True)
@@ -119,11 +121,13 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
 
     def choose(codes, counts, next_codes, infos, rand):
         keys = (rand * 2.0 ** 53).astype(np.uint64)
-        visits, values = search(game, counts, next_codes, infos, keys, sims, leaf, seconds)
+        visits, values = search(game, counts, next_codes, infos, keys, sims, leaf,
+                                player.seconds)
         if searched is not None:
             searched(counts, next_codes, infos, visits, values)
         return best_moves(counts, visits, values, by_value=leaf is not None)
-    return Player(spec, game, choose, sha256)
+    player = Player(spec, game, choose, sha256, seconds)
+    return player
 
 
 def _search_budget(text: str) -> tuple[int, float | None]:

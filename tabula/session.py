@@ -5,6 +5,7 @@ review at the end. The terminal game (tabula/play.py) and the web app
 
 Seats: 0 is the side that throws first (Ur's light, Senet's white), 1 the other.
 """
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -22,6 +23,8 @@ from tabula.infra.errors import TabulaError
 # reply of the web app under 50 ms (benchmarks/bench_serve.py: issue 22).
 MASTER_SIMS, MASTER_MS = 5000, 20
 MASTER_SEARCH = f"mcts:{MASTER_SIMS}/{MASTER_MS}ms"
+REPLY_MS = 32    # all the computer's searches in one reply (Ur: a rosette throws again)
+LEAST_MS = 2     # a search's time when the reply's is spent
 # A person's decision by the winning chance it gave away, in points (best: none at all);
 # the review states them on the page.
 LABELS = (("inaccuracy", 0.0), ("mistake", 2.0), ("blunder", 5.0))
@@ -291,12 +294,22 @@ class Session:
                 len(self.decisions), len(self.met), len(self.frames))
 
     def computer_turns(self) -> list[dict]:
-        """Throws and moves of the computer until a person is to play or the game ends."""
-        events = []
-        while not self.over and self.seat not in self.humans:
-            events += self.roll()
-            if self.throw is not None:
-                events += self.play(self.computer_choice())
+        """Throws and moves of the computer until a person is to play or the game ends.
+        A computer that searches against the clock shares REPLY_MS among the searches
+        of one reply, each at most its own limit."""
+        events, limit = [], self.computer.seconds if self.computer else None
+        deadline = None if limit is None else time.monotonic() + REPLY_MS / 1000
+        try:
+            while not self.over and self.seat not in self.humans:
+                events += self.roll()
+                if self.throw is not None:
+                    if deadline is not None:
+                        self.computer.seconds = min(limit, max(
+                            LEAST_MS / 1000, deadline - time.monotonic()))
+                    events += self.play(self.computer_choice())
+        finally:
+            if limit is not None:
+                self.computer.seconds = limit
         return events
 
     def computer_choice(self) -> int:

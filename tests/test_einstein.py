@@ -299,8 +299,10 @@ def test_the_standard_game_is_refused_by_the_solver_before_any_work(tmp_path, ca
 
 
 def test_the_shipped_network_plays_the_5x5_board_at_every_strength():
-    """With no cubes named, the web app plays the variant of the shipped network
-    (models/einstein3.onnx, 3 cubes) at each strength, and judges with it."""
+    """With no cubes named, the web app plays the standard game (6 cubes a side, which
+    no table holds: models/einstein6.onnx, taught by tree search) at each strength, and
+    judges with the network; 3 cubes have a network too (models/einstein3.onnx). The
+    Master without a table is the tree search over the network, in 20 ms a move."""
     from starlette.testclient import TestClient
 
     from tabula.web import create_app
@@ -308,11 +310,16 @@ def test_the_shipped_network_plays_the_5x5_board_at_every_strength():
     client = TestClient(create_app(), raise_server_exceptions=False)
     listed = next(g for g in client.get("/api/games").json()["games"] if g["name"] == "einstein")
     standard = next(r for r in listed["rules"] if r["name"] == "5x5")
-    assert standard["shipped_pieces"] == [3] and standard["default_pieces"] == 3
+    assert standard["shipped_pieces"] == [3, 6] and standard["default_pieces"] == 6
     for level in ("apprentice", "journeyman", "master"):
         data = new(client, game="einstein", level=level, side="blue", seed=4)
-        assert data["state"]["pieces"] == 3 and data["judge"] is not None
+        assert data["state"]["pieces"] == 6 and data["judge"] is not None
         assert data["events"][0]["kind"] == "throw"   # the computer, red, opened
+        assert len(data["state"]["board"]["cells"]) <= 12
+    from tabula.session import MASTER_SEARCH, computer_player, shipped_model
+    game = get_game("einstein", 6)
+    master = computer_player(game, "master", model_path=shipped_model(game))
+    assert master.spec == f"{MASTER_SEARCH}:{shipped_model(game)}"
 
 
 def test_a_player_chooses_a_set_up_in_the_terminal(monkeypatch, capsys):
@@ -323,8 +330,8 @@ def test_a_player_chooses_a_set_up_in_the_terminal(monkeypatch, capsys):
     for side, where in (("red", {(0, 0): "R3", (0, 1): "R1", (1, 0): "R2"}),
                         ("blue", {(4, 4): "B3", (4, 3): "B1", (3, 4): "B2"})):
         monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
-        assert main(["play", "einstein", "--side", side, "--setup", "312", "--level",
-                     "apprentice", "--seed", "1"]) == 0
+        assert main(["play", "einstein", "--cubes", "3", "--side", side, "--setup", "312",
+                     "--level", "apprentice", "--seed", "1"]) == 0
         board = [line.split() for line in capsys.readouterr().out.split("\n\n")[1]
                  .splitlines()[:5]]
         assert {square: board[square[0]][square[1]] for square in where} == where

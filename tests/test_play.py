@@ -121,3 +121,40 @@ def test_the_help_gives_the_pieces_play_uses_and_a_level_a_game_cannot_honour_is
     for level in ("apprentice", "master"):
         code, out = play(monkeypatch, capsys, ["bearoff", "--level", level], "q\n")
         assert code == 2 and f"not at level {level}" in out.err
+
+
+def test_the_computer_s_searches_share_one_reply_s_time(tables):
+    """A Master that searches against the clock (mcts:SIMS/Tms) gets its own limit for
+    a reply's first search and what is left of REPLY_MS for the next ones (Ur: a
+    rosette throws again), never under LEAST_MS, and its limit back afterwards."""
+    import time
+    import numpy as np
+    from tabula.eval.players import Player
+    from tabula.games import get_game
+    from tabula.session import LEAST_MS, REPLY_MS, start_session
+    game = get_game("ur", 3)
+    session = start_session(game, "apprentice", "light", seed=2, table=tables[("ur", 3)])
+    limits = []
+
+    def slow_first(codes, counts, nxt, infos, rand):
+        limits.append(player.seconds)
+        time.sleep(0.015)   # a search that takes 15 ms
+        return np.zeros(len(counts), dtype=np.int64)
+    player = session.computer = Player("mcts:5000/20ms", game, slow_first, seconds=0.02)
+    replies = []
+    while not session.over and len(replies) < 60:
+        limits.clear()
+        if session.seat in session.humans:
+            session.roll()
+            if session.throw is not None:
+                session.play(0)
+        session.computer_turns()
+        replies.append(list(limits))
+        assert player.seconds == 0.02
+    shared = [r for r in replies if len(r) >= 2]
+    assert shared, "no reply with two searches of the computer's"
+    for reply in replies:
+        if reply:
+            assert reply[0] == 0.02 and all(LEAST_MS / 1000 <= s <= 0.02 for s in reply)
+    for reply in shared:
+        assert reply[1] <= (REPLY_MS - 15) / 1000 + 1e-3
