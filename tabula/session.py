@@ -175,7 +175,6 @@ class Session:
     winner: int | None = None
     turn: int = 0                 # throws so far
     decisions: list = field(default_factory=list)
-    met: list = field(default_factory=list)    # (code, seat to throw) at every throw
     frames: list = field(default_factory=list)  # at every throw: its number, the seat, the
                                                 # position, the throw and the move played
     setups: dict = field(default_factory=dict)  # seat -> its arrangement, where chosen
@@ -228,7 +227,6 @@ class Session:
             raise SessionError(f"{self.side(self.seat)} has thrown {self.throw} and must move")
         self.throw = int(self.rng.choice(self.game.throws, p=self.game.probs))
         self.turn += 1
-        self.met.append((self.code, self.seat))
         self.frames.append({"number": self.turn, "seat": self.seat, "code": self.code,
                             "throw": self.throw, "played": None})
         self.moves = self.game.legal_moves(self.code, self.throw)
@@ -282,16 +280,16 @@ class Session:
         if not self.can_undo:
             raise SessionError("nothing to take back: " + (
                 "the game is over" if self.over else "no move of yours yet"))
-        (self.code, self.seat, self.throw, self.moves, self.turn, decisions, met,
+        (self.code, self.seat, self.throw, self.moves, self.turn, decisions,
          frames) = self.taken_back.pop()
-        del self.decisions[decisions:], self.met[met:], self.frames[frames:]
+        del self.decisions[decisions:], self.frames[frames:]
         self.frames[-1]["played"] = None
         return [self._event("undo", f"{self.says(self.seat, 'takes', 'take')} back the move "
                                     f"of throw {self.turn}")]
 
     def _standing(self) -> tuple:
         return (self.code, self.seat, self.throw, list(self.moves), self.turn,
-                len(self.decisions), len(self.met), len(self.frames))
+                len(self.decisions), len(self.frames))
 
     def computer_turns(self) -> list[dict]:
         """Throws and moves of the computer until a person is to play or the game ends.
@@ -373,9 +371,10 @@ class Session:
         mine = [d for d in self.decisions if d.seat == seat]
         losses = np.array([d.loss for d in mine])
         worst = sorted(mine, key=lambda d: -d.loss)[:3]
-        codes = np.array([c for c, _ in self.met], dtype=np.int64)
+        codes = np.array([f["code"] for f in self.frames], dtype=np.int64)
         values = self.judge.values(codes) if len(codes) else np.empty(0)
-        chances = [float(v if s == seat else 1.0 - v) for v, (_, s) in zip(values, self.met)]
+        chances = [float(v if f["seat"] == seat else 1.0 - v)
+                   for v, f in zip(values, self.frames)]
         if self.over:
             chances.append(1.0 if self.winner == seat else 0.0)
         return {"side": self.side(seat), "seat": seat, "exact": self.judge.exact,
