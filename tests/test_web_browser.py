@@ -96,7 +96,11 @@ def step(driver) -> str:
     assert ringed, f"nothing to do at: {status}"
     log = len(driver.find_elements(By.CSS_SELECTOR, "#log li"))
     ringed[0].click()
+    choices = driver.find_elements(By.CSS_SELECTOR, "#board .cell.choice")
+    if choices:   # a piece with several moves: then one of the squares it reaches
+        choices[0].click()
     wait(driver, lambda: len(driver.find_elements(By.CSS_SELECTOR, "#log li")) > log)
+    assert "error" not in driver.find_element(By.ID, "log").text, "a click asked twice"
     return "move"
 
 
@@ -208,6 +212,27 @@ def test_einstein_on_the_3x3_board_to_the_end_with_numbered_cubes(browser, serve
             break
     assert "win" in browser.find_element(By.ID, "status").text
     assert "cube" in browser.find_element(By.ID, "log").text
+
+
+def test_the_standard_einstein_game_at_master_strength(browser, server):
+    """The standard game (5 x 5, six cubes a side, no table) is the page's default for
+    EinStein, and the Master (a tree search over the network taught by search) plays
+    it."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    browser.get(f"{server}/")
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "game")).select_by_value("einstein")
+    assert Select(browser.find_element(By.ID, "pieces")).first_selected_option.text \
+        == "6 (network)"
+    start(browser, server, "einstein", 6, level="master", seed=3)
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 25
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .piece")) == 12
+    for _ in range(6):
+        if step(browser) == "over":
+            break
+    assert "the computer (blue) plays" in browser.find_element(By.ID, "log").text
+    browser.save_screenshot(str(SHOTS / "einstein6-board.png"))
 
 
 def test_senet_for_a_few_turns_by_keyboard_and_clicks(browser, server):

@@ -187,11 +187,15 @@ function showThrow(value) {
   $("dice").title = `${layout.dice.name}: ${marked} of ${layout.dice.count} marked`;
 }
 
+// Each legal move is a button; on the board, a ringed piece makes its move, or, where
+// it has several (an EinStein cube's three steps), is picked first and then one of the
+// squares it can reach, ringed in turn.
 function drawMoves() {
   const {state} = current;
   const list = $("moves");
   list.innerHTML = "";
-  state.moves.forEach((m, n) => {
+  const byPiece = {};
+  state.moves.forEach((m) => {
     const li = document.createElement("li");
     const button = document.createElement("button");
     button.textContent = m.text;
@@ -200,19 +204,43 @@ function drawMoves() {
     button.addEventListener("click", () => move(m.index));
     li.appendChild(button);
     list.appendChild(li);
-    const from = document.getElementById(`cell-${m.from_cell}`);
-    if (from) {
-      const ring = from.querySelector(`.piece.seat${state.seat}`) || from;
-      ring.classList.add("movable");
-      ring.tabIndex = 0;
-      ring.dataset.move = m.index;
-      ring.setAttribute("aria-label", `move ${n + 1}: ${m.text}`);
-      ring.addEventListener("click", () => move(m.index));
-      ring.addEventListener("keydown", (e) => { if (e.key === "Enter") move(m.index); });
-      ring.addEventListener("mouseenter", () => mark(m.to_cell, true));
-      ring.addEventListener("mouseleave", () => mark(m.to_cell, false));
-    }
+    (byPiece[m.from_cell] = byPiece[m.from_cell] || []).push(m);
   });
+  for (const [cell, moves] of Object.entries(byPiece)) {
+    const from = document.getElementById(`cell-${cell}`);
+    if (!from) continue;
+    const ring = from.querySelector(`.piece.seat${state.seat}`) || from;
+    const go = (e) => {
+      if (e) e.stopPropagation();   // not also the click of a choice square under it
+      if (moves.length === 1) move(moves[0].index); else pick(cell);
+    };
+    ring.classList.add("movable");
+    ring.tabIndex = 0;
+    ring.dataset.move = moves[0].index;
+    ring.setAttribute("aria-label", moves.map((m) => m.text).join(" or "));
+    ring.addEventListener("click", go);
+    ring.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+    ring.addEventListener("mouseenter", () => moves.forEach((m) => mark(m.to_cell, true)));
+    ring.addEventListener("mouseleave", () => moves.forEach((m) => mark(m.to_cell, false)));
+  }
+}
+
+// A piece with several moves, picked: the board is drawn again (no other choice left
+// listening), the piece marked, the squares it can reach ringed as the choices.
+function pick(cell) {
+  drawBoard(); markLastMoves(); drawMoves();
+  const ring = document.getElementById(`cell-${cell}`).querySelector(".movable");
+  if (ring) ring.classList.add("picked");
+  for (const m of current.state.moves.filter((m) => m.from_cell === cell)) {
+    const to = document.getElementById(`cell-${m.to_cell}`);
+    if (!to) continue;
+    to.classList.add("choice");
+    to.tabIndex = 0;
+    to.setAttribute("aria-label", m.text);
+    // in the capture phase: before a ringed piece of the mover's standing there
+    to.addEventListener("click", (e) => { e.stopPropagation(); move(m.index); }, true);
+    to.addEventListener("keydown", (e) => { if (e.key === "Enter") move(m.index); });
+  }
 }
 
 function mark(cell, on) {
