@@ -225,6 +225,9 @@ def test_the_standard_einstein_game_at_master_strength(browser, server):
     Select(browser.find_element(By.ID, "game")).select_by_value("einstein")
     assert Select(browser.find_element(By.ID, "pieces")).first_selected_option.text \
         == "6 (network)"
+    master = browser.find_element(By.CSS_SELECTOR, "input[name=level][value=master]")
+    assert "tree search over the network" in master.find_element(By.XPATH, "..") \
+        .get_attribute("title")   # each strength says what it is
     start(browser, server, "einstein", 6, level="master", seed=3)
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 25
     assert len(browser.find_elements(By.CSS_SELECTOR, "#board .piece")) == 12

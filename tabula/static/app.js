@@ -452,6 +452,10 @@ async function init() {
   const data = await api("GET", "/api/games");
   games = data.games;
   for (const g of games) option($("game"), g.name, g.name);
+  for (const [level, what] of Object.entries(data.levels)) {   // what each strength is
+    const input = document.querySelector(`input[name=level][value=${level}]`);
+    if (input) input.parentElement.title = what;
+  }
   $("game").addEventListener("change", fillSetup);
   $("rules").addEventListener("change", fillPieces);
   fillSetup();
