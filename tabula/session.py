@@ -261,9 +261,11 @@ class Session:
             said.append("throws again")
         text = f"{self.says(self.seat, 'plays', 'play')} {self.describe(move)}"
         self.frames[-1]["played"] = self.describe(move)
+        moved, before = self._move_json(move), self.board()
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
-                              move=self._move_json(move))]
+                              move=moved)]
         self._advance(index)
+        moved["sent"] = self._sent(1 - events[0]["seat"], before, self.board())
         if self.over:
             events.append({"kind": "win", "seat": self.winner, "side": self.side(self.winner),
                            "text": f"{self.says(self.winner, 'wins', 'win')}"})
@@ -332,6 +334,21 @@ class Session:
     def _event(self, kind, text, **extra) -> dict:
         return {"kind": kind, "seat": self.seat, "side": self.side(self.seat), "text": text,
                 **extra}
+
+    @staticmethod
+    def _sent(seat: int, before: dict, after: dict) -> dict | None:
+        """Where a move sent a piece of `seat`'s (the side that did not move), for the
+        page to show it: {from_cell, to_cell} (to_cell a pool's cell, wait1 or off1,
+        when it left the board), or None."""
+        cells_before, cells_after = before["cells"], after["cells"]
+        left = [c for c, s in cells_before.items() if s == seat and cells_after.get(c) != seat]
+        if not left:
+            return None
+        came = [c for c, s in cells_after.items() if s == seat and cells_before.get(c) != seat]
+        pools = [f"{name}{seat}" for name, key in (("wait", "waiting"), ("off", "off"))
+                 if after[key][seat] > before[key][seat]]
+        to = (came or pools or [None])[0]
+        return {"from_cell": left[0], "to_cell": to} if to else None
 
     def _move_json(self, move) -> dict:
         cell = self.game.presentation.cell

@@ -271,3 +271,21 @@ def test_undo_takes_back_the_last_move_and_the_computer_s_turns(client):
         client.post(f"/api/games/{key}/move", json={"move": 0})
     refused = client.post(f"/api/games/{key}/undo")
     assert refused.status_code == 409 and "nothing to take back" in refused.json()["error"]
+
+
+def test_a_move_says_where_it_sent_the_other_side_s_piece(client):
+    """For the page to show captures and swaps on the board: an Ur capture sends the
+    piece to its side's waiting pool, a Senet swap to the square the mover came from;
+    a move that sends nothing says so."""
+    for game, pieces, words in (("ur", 3, "captures the piece on"), ("senet", 3, "swaps with")):
+        data = new(client, game=game, pieces=pieces, level="apprentice", seed=3)
+        _, events = play_out(client, data["id"], data)
+        moves = [e for e in events if e["kind"] == "move"]
+        sending = [e for e in moves if words in e["text"]]
+        assert sending, game
+        for e in sending:
+            sent, other = e["move"]["sent"], 1 - e["seat"]
+            assert sent["from_cell"] == e["move"]["to_cell"]
+            assert sent["to_cell"] == (f"wait{other}" if game == "ur" else e["move"]["from_cell"])
+        assert all(e["move"]["sent"] is None for e in moves if e not in sending
+                   and "goes back" not in e["text"])

@@ -276,8 +276,9 @@ function show(data) {
 
 const hotseat = () => current.state.humans.length === 2;
 
-// The last move of each side stays marked; the computer's moves of this answer slide
-// one after the other, each piece hidden on its square until its ghost lands there.
+// The last move of each side stays marked. The computer's moves of this answer slide
+// one after the other, and a piece a move sends away (a capture, a swap) slides after
+// it, each piece hidden on its square until its ghost lands there.
 const lastMoves = {};
 function markLastMoves() {
   for (const [seat, m] of Object.entries(lastMoves)) {
@@ -293,31 +294,41 @@ function animate(events) {
   const moves = events.filter((e) => e.kind === "move" && e.move);
   for (const e of moves) lastMoves[e.seat] = e.move;
   markLastMoves();
-  const theirs = moves.filter((e) => !current.state.humans.includes(e.seat));
+  const slides = [];   // [seat, from cell, to cell]
+  for (const e of moves) {
+    if (!current.state.humans.includes(e.seat)) slides.push([e.seat, e.move.from_cell, e.move.to_cell]);
+    const sent = e.move.sent;
+    if (sent) slides.push([1 - e.seat, sent.from_cell, sent.to_cell]);
+  }
+  slides.forEach(([seat, fromCell, toCell], n) => slide(seat, fromCell, toCell, n,
+    n === slides.length - 1 || !slides.slice(n + 1).some((later) => later[2] === toCell)));
+}
+
+// One piece of `seat` sliding from one cell (or pool) to another, as step n; `hide`:
+// the piece standing there now is hidden until the ghost lands.
+function slide(seat, fromCell, toCell, n, hide) {
+  const from = document.getElementById(`cell-${fromCell}`);
+  const to = document.getElementById(`cell-${toCell}`);
+  if (!from || !to) return;
   const box = $("board-box").getBoundingClientRect();
-  theirs.forEach((e, n) => {
-    const from = document.getElementById(`cell-${e.move.from_cell}`);
-    const to = document.getElementById(`cell-${e.move.to_cell}`);
-    if (!from || !to) return;
-    const landed = to.querySelector(".piece");
-    if (landed && n === theirs.length - 1) landed.style.visibility = "hidden";
-    const ghost = piece(e.seat);
-    ghost.classList.add("ghost");
-    const a = from.getBoundingClientRect(), b = to.getBoundingClientRect();
-    ghost.style.left = `${a.left - box.left + (a.width - 28) / 2}px`;
-    ghost.style.top = `${a.top - box.top + (a.height - 28) / 2}px`;
-    ghost.style.opacity = "0";
-    $("board-box").appendChild(ghost);
-    setTimeout(() => {
-      ghost.style.opacity = "1";
-      ghost.style.left = `${b.left - box.left + (b.width - 28) / 2}px`;
-      ghost.style.top = `${b.top - box.top + (b.height - 28) / 2}px`;
-    }, n * SLIDE_MS + 20);
-    setTimeout(() => {
-      ghost.remove();
-      if (landed) landed.style.visibility = "";
-    }, (n + 1) * SLIDE_MS + 20);
-  });
+  const landed = hide ? to.querySelector(`.piece.seat${seat}`) : null;
+  if (landed) landed.style.visibility = "hidden";
+  const ghost = piece(seat);
+  ghost.classList.add("ghost");
+  const a = from.getBoundingClientRect(), b = to.getBoundingClientRect();
+  ghost.style.left = `${a.left - box.left + (a.width - 28) / 2}px`;
+  ghost.style.top = `${a.top - box.top + (a.height - 28) / 2}px`;
+  ghost.style.opacity = "0";
+  $("board-box").appendChild(ghost);
+  setTimeout(() => {
+    ghost.style.opacity = "1";
+    ghost.style.left = `${b.left - box.left + (b.width - 28) / 2}px`;
+    ghost.style.top = `${b.top - box.top + (b.height - 28) / 2}px`;
+  }, n * SLIDE_MS + 20);
+  setTimeout(() => {
+    ghost.remove();
+    if (landed) landed.style.visibility = "";
+  }, (n + 1) * SLIDE_MS + 20);
 }
 
 async function act(method, path, body) {
