@@ -112,6 +112,21 @@ def random_start(game, rng) -> int:
                                                 << race.side_bits)
 
 
+def double_loss(nd, unavailable, doubled: bool) -> float:
+    """Equity (a unit of cube) the player on roll gives away by doubling or not: the
+    better of not doubling (nd) and doubling (2 ND(unavailable), 1 at most, the
+    opponent answering well) less the chosen."""
+    return cube_equity(nd, unavailable) - (min(2 * unavailable, 1.0) if doubled else nd)
+
+
+def take_loss(unavailable, taken: bool) -> float:
+    """Equity (a unit of cube) the player facing a double gives away by taking or
+    passing; `unavailable`: the doubler's ND(unavailable), so taking is worth
+    -2 ND(unavailable) to the taker and passing -1."""
+    taker = -2 * unavailable
+    return max(taker, -1.0) - (taker if taken else -1.0)
+
+
 @dataclass
 class CubeRegret:
     summary: dict             # the figures (tabula eval regret --json prints them)
@@ -151,12 +166,10 @@ def cube_regret(table, player: CubePlayer, games: int, seed: int,
                 exact = perfect.values_of(np.array([code]))
                 nd, unavailable = exact.no_double(state)[0], exact.no_double(UNAVAILABLE)[0]
                 doubled = player.doubles(code, state)
-                chosen = min(2 * unavailable, 1.0) if doubled else nd
-                score("cube", cube_equity(nd, unavailable) - chosen, cube)
+                score("cube", double_loss(nd, unavailable, doubled), cube)
                 if doubled:
                     taken = player.takes(code)
-                    taker = -2 * unavailable
-                    score("cube", max(taker, -1.0) - (taker if taken else -1.0), cube)
+                    score("cube", take_loss(unavailable, taken), cube)
                     if not taken:
                         points_won += cube if seat == 0 else -cube
                         break

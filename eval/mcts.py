@@ -386,10 +386,10 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline):
     keys = np.asarray(keys, dtype=np.uint64)
     if leaf is None:
         chunk = sims if deadline is None else PLAYOUT_CHUNK
+        cum_probs = cumulative(probs)
         for first in range(0, sims, chunk):
-            _search_by_playouts(game.moves, game.mirror, game.throws, probs,
-                                cumulative(probs), m, tree, walk, keys, first,
-                                min(sims, first + chunk))
+            _search_by_playouts(game.moves, game.mirror, game.throws, probs, cum_probs, m,
+                                tree, walk, keys, first, min(sims, first + chunk))
             if not _in_time(deadline):
                 break
     else:

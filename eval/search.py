@@ -10,7 +10,7 @@ passes the turn, so forfeits need no special case.
 import numpy as np
 
 from tabula.infra.batch import all_throws
-from tabula.games.game import OVER, worths
+from tabula.games.game import move_worths
 
 SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
 
@@ -23,15 +23,6 @@ def decision_form(game, moves):
     next_codes[0, :len(moves)] = [m["position"] for m in moves]
     infos[0, :len(moves)] = [m["info"] for m in moves]
     return np.array([len(moves)]), next_codes, infos
-
-
-def move_worths(next_codes, infos, live, values_of_next):
-    """The mover's winning chance after each live move (others -inf), by the game
-    contract's `worths`; values_of_next is asked only for moves that did not win."""
-    need = live & ~((infos & OVER) != 0)
-    v = np.zeros(next_codes.shape)
-    v[need] = values_of_next(next_codes[need])
-    return np.where(live, worths(infos, v), -np.inf)
 
 
 def position_values(game, codes, depth, leaf):

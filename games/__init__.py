@@ -51,8 +51,8 @@ def pieces_help(default_of=None) -> str:
     def line(name, module):
         first, *others = rule_sets(name)
         default = default_of(name, first)
-        named = [f"{rules} rules: {default_of(name, rules)}" for rules in others
-                 if default_of(name, rules) != default]
+        named = [f"{rules} rules: {pieces}" for rules, pieces in
+                 ((rules, default_of(name, rules)) for rules in others) if pieces != default]
         return (f"{name} 1..{module.MAX_PIECES}, default {default}"
                 + (f" ({', '.join(named)})" if named else ""))
     return "; ".join(line(name, module) for name, module in sorted(GAMES.items()))
@@ -68,8 +68,8 @@ register(senet)
 register(bearoff)
 register(einstein)
 
-__all__ = ["GAMES", "Game", "PositionError", "Race", "get_game", "pieces_help", "register",
-           "rule_sets", "rules_help"]
+__all__ = ["GAMES", "Game", "PositionError", "Race", "game_of", "get_game", "pieces_help",
+           "register", "rule_sets", "rules_help"]
 
 
 def game_of(variant, where: str, error) -> Game:

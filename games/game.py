@@ -105,6 +105,15 @@ def worths(infos, values):
                     np.where((infos & AGAIN) != 0, values, 1.0 - values))
 
 
+def move_worths(next_codes, infos, live, values_of_next):
+    """The mover's winning chance after each live move (others -inf), by `worths`;
+    values_of_next is asked only for moves that did not win."""
+    need = live & ~((infos & OVER) != 0)
+    v = np.zeros(next_codes.shape)
+    v[need] = values_of_next(next_codes[need])
+    return np.where(live, worths(infos, v), -np.inf)
+
+
 def unpack_info(info: int) -> dict:
     return {"from": info & 31, "to": (info >> 5) & 31,
             "again": bool(info & AGAIN), "over": bool(info & OVER)}

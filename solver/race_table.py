@@ -20,7 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games import PositionError, get_game
-from tabula.games.game import OVER, worths
+from tabula.games.game import move_worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
@@ -160,10 +160,7 @@ class RaceTable:
         decision's loss in cubeless winning chance, the best move's worth less the
         chosen one's."""
         live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
-        need = live & ((infos & OVER) == 0)
-        v = np.zeros(next_codes.shape)
-        v[need] = self.values(next_codes[need])[:, 0]
-        worth = np.where(live, worths(infos, v), -np.inf)
+        worth = move_worths(next_codes, infos, live, lambda codes: self.values(codes)[:, 0])
         return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
 
     def _check_two_sided(self):

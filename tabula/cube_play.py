@@ -6,8 +6,8 @@ table is given, else from the network's. The computer plays eval/cube_regret.py'
 CubePlayer: the table's perfect play, or a network's values."""
 import numpy as np
 
-from tabula.eval.cube_regret import (CENTERED, OWNED, UNAVAILABLE, CubePlayer, move_equities,
-                              random_start)
+from tabula.eval.cube_regret import (CENTERED, OWNED, TIE, UNAVAILABLE, CubePlayer,
+                                     double_loss, move_equities, random_start, take_loss)
 from tabula.games.game import OVER
 from tabula.infra.markdown import to_text
 from tabula.solver.two_sided import doubles, takes
@@ -126,28 +126,26 @@ def play_cube_game(game, computer: CubePlayer, judge: CubePlayer | None, console
 def _review(losses, source) -> str:
     """How the person played: equity given away in checker play and in cube decisions,
     in points at the cube's value of the moment."""
-    lines = [f"How you played ({source}; points at the cube's value):"]
-    for kind, lost in losses.items():
-        errors = sum(loss > 1e-6 for loss in lost)
-        lines.append(f"  {kind} play: {len(lost)} decisions, {errors} not the best, "
-                     f"{sum(lost):.3f} points given away" if kind == "checker" else
-                     f"  cube: {len(lost)} decisions, {errors} wrong, {sum(lost):.3f} points "
-                     "given away")
-    return "\n".join(lines)
+    checker, cube = losses["checker"], losses["cube"]
+    wrong = sum(loss > TIE for loss in checker), sum(loss > TIE for loss in cube)
+    return (f"How you played ({source}; points at the cube's value):\n"
+            f"  checker play: {len(checker)} decisions, {wrong[0]} not the best, "
+            f"{sum(checker):.3f} points given away\n"
+            f"  cube: {len(cube)} decisions, {wrong[1]} wrong, {sum(cube):.3f} points given away")
 
 
 def _double_loss(judge, state, doubled: bool) -> float:
     """Equity the person gives away by doubling or not, in points at the cube value."""
     e = judge.values_of(np.array([state.code]))
-    nd, take = e.no_double(state.state())[0], min(2 * e.no_double(UNAVAILABLE)[0], 1.0)
-    return state.cube * (max(nd, take) - (take if doubled else nd))
+    return state.cube * double_loss(e.no_double(state.state())[0], e.no_double(UNAVAILABLE)[0],
+                                    doubled)
 
 
 def _take_loss(judge, state, taken: bool) -> float:
-    """Equity the person gives away taking or passing the computer's double (seen by
-    the doubler: taking costs the taker 2 ND(unavailable), passing 1)."""
-    cost = 2 * judge.values_of(np.array([state.code])).no_double(UNAVAILABLE)[0]
-    return state.cube * ((cost if taken else 1.0) - min(cost, 1.0))
+    """Equity the person gives away taking or passing the computer's double (the
+    position is the doubler's), in points at the cube value."""
+    e = judge.values_of(np.array([state.code]))
+    return state.cube * take_loss(e.no_double(UNAVAILABLE)[0], taken)
 
 
 def _ask(console, prompt, choices, judge, state, source, facing_double=False):

@@ -88,22 +88,12 @@ def play_game(session, console: Console) -> int | None:
     return session.winner
 
 
-def label_ranges(thresholds: dict) -> str:
-    """'inaccuracy below 2, mistake 2 to 5, blunder 5 or more' (points lost)."""
-    named = list(thresholds.items())
-    return ", ".join(
-        f"{name} {f'below {named[i + 1][1]:g}' if i == 0 else f'{least:g} or more'}"
-        if i in (0, len(named) - 1) else f"{name} {least:g} to {named[i + 1][1]:g}"
-        for i, (name, least) in enumerate(named))
-
-
 def review_text(review) -> str:
-    thresholds = label_ranges(review["thresholds_points"])
     lines = [f"\nHow {review['side']} played ({review['source']}): "
              f"{100 * review['accuracy']:.0f}% of {review['decisions']} decisions with a "
              f"choice played best; on average {review['mean_loss_points']:.2f} points of "
              f"winning chance given away a decision, {review['points_given_away']:.2f} in all "
-             f"(points lost: {thresholds}; the throws decide the rest)."]
+             f"(points lost: {review['thresholds_text']}; the throws decide the rest)."]
     for w in review["worst"]:
         lines.append(f"  throw {w['turn']} ({w['throw']}): played {w['played']}, better "
                      f"{w['better']}: {w['label']}, {w['loss_points']:.2f} points")

@@ -14,8 +14,9 @@ import numpy as np
 
 from tabula.eval.measures import ERROR_THRESHOLD
 from tabula.eval.players import make_player
-from tabula.eval.search import decision_form, move_worths
+from tabula.eval.search import decision_form
 from tabula.games import get_game, rule_sets
+from tabula.games.game import move_worths
 from tabula.games.loop import advance
 from tabula.infra.errors import TabulaError
 
@@ -28,6 +29,17 @@ LEAST_MS = 2     # a search's time when the reply's is spent
 # A person's decision by the winning chance it gave away, in points (best: none at all);
 # the review states them on the page.
 LABELS = (("inaccuracy", 0.0), ("mistake", 2.0), ("blunder", 5.0))
+
+
+def label_ranges() -> str:
+    """LABELS in words: 'inaccuracy below 2, mistake 2 to 5, blunder 5 or more'."""
+    return ", ".join(
+        f"{name} below {LABELS[i + 1][1]:g}" if i == 0 else
+        f"{name} {least:g} or more" if i == len(LABELS) - 1 else
+        f"{name} {least:g} to {LABELS[i + 1][1]:g}"
+        for i, (name, least) in enumerate(LABELS))
+
+
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
           "master": "the table's perfect play (with a table), else a tree search over the "
@@ -94,6 +106,20 @@ def make_judge(table=None, model=None) -> Judge | None:
     return None
 
 
+class NoNetworkError(TabulaError):
+    """A level that needs a network, for a variant none plays: said for the command
+    line (the web app says it in the page's words, from `others`: the pieces a shipped
+    network plays instead)."""
+
+    def __init__(self, game, level: str):
+        self.game, self.level = game, level
+        self.others = [p for p in shipped_pieces(game.name, game.rules) if p != game.pieces]
+        advice = (f"the shipped network plays {game.name} with {self.others[0]} pieces: add "
+                  f"--pieces {self.others[0]}, " if self.others else "")
+        super().__init__(f"level {level} needs a network for {game.describe()}: {advice}"
+                         "give --model FILE.onnx, or choose level apprentice")
+
+
 def computer_player(game, level: str, table=None, model_path=None, model=None):
     """The computer's player at `level` (see LEVELS); `model`: the network of
     model_path, if already opened."""
@@ -104,11 +130,7 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
     if level == "master" and table is not None:
         return make_player("perfect", game, table)
     if model_path is None:
-        others = [p for p in shipped_pieces(game.name, game.rules) if p != game.pieces]
-        advice = (f"the shipped network plays {game.name} with {others[0]} pieces: add "
-                  f"--pieces {others[0]}, " if others else "")
-        raise TabulaError(f"level {level} needs a network for {game.describe()}: {advice}"
-                          "give --model FILE.onnx, or choose level apprentice")
+        raise NoNetworkError(game, level)
     kind = MASTER_SEARCH if level == "master" else "net"
     return make_player(f"{kind}:{model_path}", game, model=model)
 
@@ -259,9 +281,9 @@ class Session:
             said.append(self.game.presentation.win_words)
         elif move["again"]:
             said.append("throws again")
-        text = f"{self.says(self.seat, 'plays', 'play')} {self.describe(move)}"
-        self.frames[-1]["played"] = self.describe(move)
         moved, before = self._move_json(move), self.board()
+        self.frames[-1]["played"] = moved["text"]
+        text = f"{self.says(self.seat, 'plays', 'play')} {moved['text']}"
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
                               move=moved)]
         self._advance(index)
@@ -400,7 +422,7 @@ class Session:
                 "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
                 "accuracy": float((losses <= ERROR_THRESHOLD).mean()) if len(mine) else 1.0,
                 "mean_loss_points": float(100 * losses.mean()) if len(mine) else 0.0,
-                "thresholds_points": dict(LABELS),
+                "thresholds_points": dict(LABELS), "thresholds_text": label_ranges(),
                 "judged": [self._judged(d) for d in mine],
                 "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
                 "chances": chances}

@@ -42,8 +42,8 @@ from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, MoveRequest, NewGameRequest, check
 
-from .session import (LEVELS, Session, SessionError, playable_pieces, shipped_model,
-                      shipped_pieces, start_session)
+from .session import (LEVELS, NoNetworkError, Session, SessionError, playable_pieces,
+                      shipped_model, shipped_pieces, start_session)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
@@ -90,15 +90,14 @@ class Games:
         table = self.table if self.table is not None and not self.table.game.differs_from(
             game.name, game.pieces, game.rules) else None
         model_path, model = self.model(game)
-        needs_network = not asked.hotseat and (asked.level == "journeyman" or (
-            asked.level == "master" and table is None))
-        if model_path is None and needs_network:   # in the page's words, not the command's
-            shipped = shipped_pieces(name, rules)
+        try:
+            session = start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
+                                    table, model_path, model)
+        except NoNetworkError as err:   # in the page's words, not the command line's
             raise TabulaError(f"no network plays {name} with {game.pieces} pieces a side: "
                               "choose Apprentice" + (", or Master (perfect play)" if table else "")
-                              + (f", or {shipped[-1]} pieces a side" if shipped else ""))
-        session = start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
-                                table, model_path, model)
+                              + (f", or {err.others[-1]} pieces a side" if err.others else "")
+                              ) from None
         session.lock = threading.Lock()
         key = secrets.token_hex(8)
         with self.lock:

@@ -389,12 +389,9 @@ function chart(review, frames) {
 let replay = null;   // {frames, step, judged: seat -> {turn -> decision}}
 
 function showReview(reviews, frames) {
-  const labels = Object.entries(reviews[0].thresholds_points);
-  const ranges = labels.map(([name, least], i) => i === labels.length - 1 ?
-    `${name} ${least} or more` : i === 0 ? `${name} below ${labels[1][1]}` :
-    `${name} ${least} to ${labels[i + 1][1]}`).join(", ");
   $("review-body").innerHTML = `<p class="note">Each decision of yours is labelled by the ` +
-    `winning chance it gave away, in points: best (none), ${ranges}.</p>` + reviews.map((r) => {
+    `winning chance it gave away, in points: best (none), ${reviews[0].thresholds_text}.</p>` +
+    reviews.map((r) => {
     const who = hotseat() ? r.side : `You (${r.side})`;
     const worst = r.worst.map((w) =>
       `<tr><td><button class="to-throw" data-turn="${w.turn}">throw ${w.turn}</button></td>` +
