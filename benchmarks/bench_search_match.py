@@ -13,6 +13,7 @@ the pair's two games share their throws and set-ups, sides swapped; the score is
 first player's share of games won, with a 95% interval from the pairs' spread.
 """
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -66,6 +67,10 @@ def main():
                         help="decisions timed for each search (default 200)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
+    if not (math.isfinite(args.ms) and args.ms > 0) or min(args.pairs, args.decisions) < 1:
+        from tabula.infra.errors import TabulaError
+        raise TabulaError("--ms must be a positive number of milliseconds, --pairs and "
+                          "--decisions at least 1")
     import numba
 
     from tabula.eval.measures import match

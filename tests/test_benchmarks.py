@@ -30,6 +30,8 @@ def test_run_script_exit_status(monkeypatch, capsys):
     ("bench_lookup.py", ["missing.h5"], "no table file"),
     ("bench_train_steps.py", ["missing.h5", "missing.h5"], "no data file"),
     ("bench_mcts_regret.py", ["--table", "missing.h5", "--model", "m.onnx"], "no table file"),
+    ("bench_search_match.py", ["--model", "missing.onnx"], "no model file"),
+    ("bench_search_match.py", ["--ms=nan"], "--ms must be a positive number"),
 ])
 def test_missing_file_is_one_line(tmp_path, script, args, message):
     done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script),
