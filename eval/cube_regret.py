@@ -42,6 +42,10 @@ class Equities:
     def no_double(self, state):
         return self.v[:, self.col[state]]
 
+    def chance(self):
+        """The cubeless winning chance."""
+        return self.v[:, self.col["win"]]
+
     def with_cube(self, state):
         """The equity with the cube action taken well, for the player on roll."""
         nd = self.no_double(state)

@@ -295,7 +295,7 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
     for name, counts in (("white", white), ("black", black)):
         row = "".join(f"{c or '.':>4}" for c in reversed(counts))
         pips = sum(p * c for p, c in enumerate(counts, start=1))
-        lines.append(f"  {name}:  {row}   {TOTAL_CHECKERS - sum(counts):>5}   {pips} pips")
+        lines.append(f"  {name}:  {row}   {pieces - sum(counts):>5}   {pips} pips")
     return "\n".join(lines) + f"\n  (point p is p pips from off; {pieces} checkers at most)"
 
 
@@ -338,6 +338,11 @@ def move_notation(code: int, next_code: int, throw: int) -> str:
     return notation(to_json(code)["me"], to_json(next_code)["opp"], throw)
 
 
+def dice_text(throw: int) -> str:
+    """A roll as people write it: '6-2' (a throw is high * 10 + low)."""
+    return f"{throw // 10}-{throw % 10}"
+
+
 def cell(seat: int, square: int) -> str:
     """The cell of a seat's point 1..6 (0: borne off)."""
     return f"off{seat}" if square == OFF else f"p{seat}-{square}"
@@ -348,12 +353,13 @@ def _layout() -> dict:
     cells = [{"id": cell(seat, p), "row": 1 - seat, "col": POINTS - p, "label": str(p),
               "mark": ""} for seat in (0, 1) for p in range(1, POINTS + 1)]
     return {"rows": 2, "cols": POINTS, "cells": cells, "pools": ["off"],
-            "dice": {"name": "dice", "count": 2, "marked": {}}}
+            "dice": {"name": "dice", "count": 2, "faces": 6},   # dice shown by their faces
+            "moves": "listed"}   # a move is a whole roll's play: chosen from the list
 
 
 def view(code: int, pieces: int, first_to_throw: bool) -> dict:
-    """Which seat has checkers on each point (how many: `stacks`), and each seat's
-    borne-off count of the `pieces` in play."""
+    """Which seat has checkers on each point (how many: `stacks`), each seat's
+    borne-off count of the `pieces` in play, and its pips to go."""
     position = to_json(code)
     keys = ("me", "opp") if first_to_throw else ("opp", "me")
     cells, stacks = {}, {}
@@ -363,7 +369,8 @@ def view(code: int, pieces: int, first_to_throw: bool) -> dict:
                 cells[cell(seat, p)] = seat
                 stacks[cell(seat, p)] = c
     return {"cells": cells, "stacks": stacks, "waiting": [0, 0],
-            "off": [pieces - sum(position[key]) for key in keys]}
+            "off": [pieces - sum(position[key]) for key in keys],
+            "pips": [sum(p * c for p, c in enumerate(position[key], start=1)) for key in keys]}
 
 
 def events(code: int, move: dict) -> list[str]:
@@ -428,4 +435,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 presentation=Presentation(
                     pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
                     draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
-                    rules_file=RULES_DOCS / "bearoff.md", notation=move_notation))
+                    rules_file=RULES_DOCS / "bearoff.md", notation=move_notation,
+                    throw_text=dice_text))

@@ -395,7 +395,7 @@ def cell(seat: int, square: int, n: int) -> str:
 def _layout(n: int) -> dict:
     goals = {0: "goal of blue", n * n - 1: "goal of red"}
     return {"rows": n, "cols": n, "pools": ["off"],
-            "dice": {"name": "die", "count": 1, "marked": {}},
+            "dice": {"name": "die", "count": 1, "faces": 6},
             "cells": [{"id": cell(0, s, n), "row": s // n, "col": s % n,
                        "label": _square_name(s, n), "mark": "goal" if s in goals else "",
                        "title": goals.get(s, "")} for s in range(n * n)]}

@@ -226,6 +226,7 @@ class Presentation:
                                   # same for both seats (EinStein), not by its own track
     notation: Callable | None = None   # (code, next code, throw) -> a move as the game's
                                        # players write it (bear-offs: '6/2 5/off')
+    throw_text: Callable = str         # a throw as people read it (bear-offs: '6-2')
 
     def square_label(self, square: int, seat: int = 0) -> str:
         """A square's name in a move of `seat` (0: the side that throws first)."""

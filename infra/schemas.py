@@ -138,6 +138,12 @@ class MoveRequest(BaseModel):
     move: Annotated[int, Field(ge=0, le=10_000)]
 
 
+class CubeRequest(BaseModel):
+    """POST /api/games/ID/cube: the player on roll doubles, or the other side answers."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: Literal["double", "take", "pass"]
+
+
 def problem(err: ValidationError) -> str:
     """The first thing wrong, as 'field: what' in a few words."""
     first = err.errors(include_url=False)[0]

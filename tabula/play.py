@@ -89,14 +89,16 @@ def play_game(session, console: Console) -> int | None:
 
 
 def review_text(review) -> str:
+    digits, unit = review["digits"], review["unit"]
     lines = [f"\nHow {review['side']} played ({review['source']}): "
              f"{100 * review['accuracy']:.0f}% of {review['decisions']} decisions with a "
-             f"choice played best; on average {review['mean_loss_points']:.2f} points of "
-             f"winning chance given away a decision, {review['points_given_away']:.2f} in all "
-             f"(points lost: {review['thresholds_text']}; the throws decide the rest)."]
+             f"choice played best; on average {review['mean_loss_points']:.{digits}f} {unit} "
+             f"given away a decision, {review['points_given_away']:.{digits}f} in all "
+             f"(lost: {review['thresholds_text']}; the throws decide the rest)."]
     for w in review["worst"]:
-        lines.append(f"  throw {w['turn']} ({w['throw']}): played {w['played']}, better "
-                     f"{w['better']}: {w['label']}, {w['loss_points']:.2f} points")
+        throw = f" ({w['throw']})" if w["throw"] is not None else " (the cube)"
+        lines.append(f"  throw {w['turn']}{throw}: played {w['played']}, better "
+                     f"{w['better']}: {w['label']}, {w['loss_points']:.{digits}f}")
     chances = review["chances"]
     if chances:
         lines.append(f"  your winning chance: {100 * chances[0]:.0f}% at the start, lowest "
@@ -107,7 +109,7 @@ def review_text(review) -> str:
 def _ask_move(session, console):
     moves = session.moves
     for j, m in enumerate(moves, 1):
-        console.say(f"  {j}: {session.describe(m)}")
+        console.say(f"  {j}: {m['text']}")
 
     def hint():
         try:

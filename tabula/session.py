@@ -31,13 +31,13 @@ LEAST_MS = 2     # a search's time when the reply's is spent
 LABELS = (("inaccuracy", 0.0), ("mistake", 2.0), ("blunder", 5.0))
 
 
-def label_ranges() -> str:
-    """LABELS in words: 'inaccuracy below 2, mistake 2 to 5, blunder 5 or more'."""
+def label_ranges(labels=LABELS) -> str:
+    """Labels in words: 'inaccuracy below 2, mistake 2 to 5, blunder 5 or more'."""
     return ", ".join(
-        f"{name} below {LABELS[i + 1][1]:g}" if i == 0 else
-        f"{name} {least:g} or more" if i == len(LABELS) - 1 else
-        f"{name} {least:g} to {LABELS[i + 1][1]:g}"
-        for i, (name, least) in enumerate(LABELS))
+        f"{name} below {labels[i + 1][1]:g}" if i == 0 else
+        f"{name} {least:g} or more" if i == len(labels) - 1 else
+        f"{name} {least:g} to {labels[i + 1][1]:g}"
+        for i, (name, least) in enumerate(labels))
 
 
 LEVELS = {"apprentice": "the hand-made heuristic",
@@ -204,6 +204,10 @@ class Session:
     taken_back: list = field(default_factory=list)  # before each of a person's moves
                                                     # against the computer: how it stood
 
+    # a decision's loss as the review counts it: winning chance, in percentage points
+    LABELS = LABELS
+    LOSS_SCALE, LOSS_DIGITS, LOSS_UNIT = 100.0, 2, "points of winning chance"
+
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
         self.code = self.game.start
@@ -234,11 +238,17 @@ class Session:
         return f"you ({side}) {second}" if seat in self.humans else \
             f"the computer ({side}) {third}"
 
-    def describe(self, move, seat: int | None = None) -> str:
-        """'from -> to' of a move of `seat` (the seat to play if None)."""
-        label = self.game.presentation.square_label
-        seat = self.seat if seat is None else seat
-        return f"{label(move['from'], seat)} -> {label(move['to'], seat)}"
+    def _move_text(self, move) -> str:
+        """A legal move of the seat to play, as people read it: 'from -> to', or the
+        game's own notation where it has one (bear-offs: '6/2 5/off')."""
+        presentation = self.game.presentation
+        if presentation.notation is not None:
+            return presentation.notation(self.code, move["position"], self.throw)
+        label = presentation.square_label
+        return f"{label(move['from'], self.seat)} -> {label(move['to'], self.seat)}"
+
+    def throw_text(self, throw: int) -> str:
+        return self.game.presentation.throw_text(throw)
 
     # -- playing -------------------------------------------------------------
     def roll(self) -> list[dict]:
@@ -251,9 +261,11 @@ class Session:
         self.turn += 1
         self.frames.append({"number": self.turn, "seat": self.seat, "code": self.code,
                             "throw": self.throw, "played": None})
-        self.moves = self.game.legal_moves(self.code, self.throw)
+        self.moves = [m | {"text": self._move_text(m)}
+                      for m in self.game.legal_moves(self.code, self.throw)]
         events = [self._event("throw", f"{self.says(self.seat, 'throws', 'throw')} "
-                                       f"{self.throw}", throw=self.throw, number=self.turn)]
+                                       f"{self.throw_text(self.throw)}", throw=self.throw,
+                              number=self.turn)]
         if not self.moves:
             events.append(self._event("pass", f"{self.says(self.seat, 'has', 'have')} no legal "
                                               "move: the turn passes"))
@@ -274,8 +286,7 @@ class Session:
             self.taken_back.append(self._standing())
         if self.seat in self.humans and self.judge is not None and len(self.moves) > 1:
             self.decisions.append(Decision(self.seat, self.turn, self.code, self.throw,
-                                           self.moves, index,
-                                           self.judge.worths(self.game, self.moves)))
+                                           self.moves, index, self._worths()))
         said = self.game.presentation.events(self.code, move)
         if move["over"]:
             said.append(self.game.presentation.win_words)
@@ -289,8 +300,7 @@ class Session:
         self._advance(index)
         moved["sent"] = self._sent(1 - events[0]["seat"], before, self.board())
         if self.over:
-            events.append({"kind": "win", "seat": self.winner, "side": self.side(self.winner),
-                           "text": f"{self.says(self.winner, 'wins', 'win')}"})
+            events.append(self._win_event())
         return events
 
     @property
@@ -304,16 +314,28 @@ class Session:
         if not self.can_undo:
             raise SessionError("nothing to take back: " + (
                 "the game is over" if self.over else "no move of yours yet"))
-        (self.code, self.seat, self.throw, self.moves, self.turn, decisions,
-         frames) = self.taken_back.pop()
+        standing = self.taken_back.pop()
+        decisions, frames = standing.pop("decisions"), standing.pop("frames")
+        for name, value in standing.items():
+            setattr(self, name, value)
         del self.decisions[decisions:], self.frames[frames:]
         self.frames[-1]["played"] = None
         return [self._event("undo", f"{self.says(self.seat, 'takes', 'take')} back the move "
                                     f"of throw {self.turn}")]
 
-    def _standing(self) -> tuple:
-        return (self.code, self.seat, self.throw, list(self.moves), self.turn,
-                len(self.decisions), len(self.frames))
+    UNDONE = ("code", "seat", "throw", "moves", "turn")   # what undo puts back
+
+    def _standing(self) -> dict:
+        return {name: getattr(self, name) for name in self.UNDONE} | {
+            "decisions": len(self.decisions), "frames": len(self.frames)}
+
+    def _worths(self) -> np.ndarray:
+        """The current moves' worths for the mover, by which a person's move is judged."""
+        return self.judge.worths(self.game, self.moves)
+
+    def _win_event(self) -> dict:
+        return {"kind": "win", "seat": self.winner, "side": self.side(self.winner),
+                "text": f"{self.says(self.winner, 'wins', 'win')}"}
 
     def computer_turns(self) -> list[dict]:
         """Throws and moves of the computer until a person is to play or the game ends.
@@ -374,7 +396,7 @@ class Session:
 
     def _move_json(self, move) -> dict:
         cell = self.game.presentation.cell
-        return {"from": move["from"], "to": move["to"], "text": self.describe(move),
+        return {"from": move["from"], "to": move["to"], "text": move["text"],
                 "from_cell": cell(self.seat, move["from"]), "to_cell": cell(self.seat, move["to"])}
 
     # -- what people see ----------------------------------------------------
@@ -397,13 +419,13 @@ class Session:
         best = worths.max()
         ranked = sorted(range(len(self.moves)), key=lambda i: -worths[i])
         return {"exact": self.judge.exact, "source": self.judge.source,
-                "moves": [{"index": i, "text": self.describe(self.moves[i]),
+                "moves": [{"index": i, "text": self.moves[i]["text"],
                            "chance": float(worths[i]),
                            "loss_points": float(100 * (best - worths[i]))} for i in ranked]}
 
     def review(self, seat: int) -> dict:
-        """How `seat` played: the winning chance given away, the error rate, the three
-        worst decisions with the better move, and its winning chance at every throw
+        """How `seat` played: what it gave away (LOSS_UNIT), the error rate, the three
+        worst decisions with the better choice, and its winning chance at every throw
         (and at the end, 1 or 0)."""
         if self.judge is None:
             raise SessionError("no table or network to judge the game with")
@@ -416,25 +438,28 @@ class Session:
                    for v, f in zip(values, self.frames)]
         if self.over:
             chances.append(1.0 if self.winner == seat else 0.0)
+        scale = self.LOSS_SCALE
         return {"side": self.side(seat), "seat": seat, "exact": self.judge.exact,
                 "source": self.judge.source, "decisions": len(mine),
-                "points_given_away": float(100 * losses.sum()) if len(mine) else 0.0,
+                "unit": self.LOSS_UNIT, "digits": self.LOSS_DIGITS,
+                "points_given_away": float(scale * losses.sum()) if len(mine) else 0.0,
                 "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
                 "accuracy": float((losses <= ERROR_THRESHOLD).mean()) if len(mine) else 1.0,
-                "mean_loss_points": float(100 * losses.mean()) if len(mine) else 0.0,
-                "thresholds_points": dict(LABELS), "thresholds_text": label_ranges(),
+                "mean_loss_points": float(scale * losses.mean()) if len(mine) else 0.0,
+                "thresholds_points": dict(self.LABELS),
+                "thresholds_text": label_ranges(self.LABELS),
                 "judged": [self._judged(d) for d in mine],
                 "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
                 "chances": chances}
 
     def _judged(self, d: Decision) -> dict:
-        points = 100 * d.loss
+        points = self.LOSS_SCALE * d.loss
         label = "best" if d.loss <= ERROR_THRESHOLD else \
-            [name for name, least in LABELS if points >= least][-1]
-        return {"turn": d.turn, "throw": d.throw, "label": label,
-                "played": self.describe(d.moves[d.chosen], d.seat),
-                "better": self.describe(d.moves[int(np.argmax(d.worths))], d.seat),
-                "loss_points": float(points)}
+            [name for name, least in self.LABELS if points >= least][-1]
+        return {"turn": d.turn, "label": label, "loss_points": float(points),
+                "throw": None if d.throw is None else self.throw_text(d.throw),
+                "played": d.moves[d.chosen]["text"],
+                "better": d.moves[int(np.argmax(d.worths))]["text"]}
 
     def replay(self) -> list[dict]:
         """Every throw of the game so far, to step through: its number, who threw what,

@@ -12,7 +12,10 @@ API (every error is a 4xx with {"error": "one line"}):
   GET  /api/games/ID                   its state
   POST /api/games/ID/throw             the player to move throws
   POST /api/games/ID/move              {"move": index} of the listed legal moves
+  POST /api/games/ID/cube              {"action": "double", "take" or "pass"}, in a game
+                                       with the doubling cube (a bear-off)
   GET  /api/games/ID/hint              the moves ranked, with winning chances and losses
+                                       (with the cube: equities, or the cube's action)
   POST /api/games/ID/undo              take back your last move (and the computer's turns
                                        after it), to move again from the same throw
   GET  /api/games/ID/review            how each person played, and every throw to step
@@ -40,8 +43,9 @@ from starlette.staticfiles import StaticFiles
 from tabula.games import GAMES, get_game, rule_sets
 from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
-from tabula.infra.schemas import MAX_NAME, MoveRequest, NewGameRequest, check
+from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
 
+from .cube_session import CUBE_LEVELS, CubeSession, start_cube_session
 from .session import (LEVELS, NoNetworkError, Session, SessionError, playable_pieces,
                       shipped_model, shipped_pieces, start_session)
 
@@ -51,11 +55,13 @@ MAX_BODY = 10_000     # bytes of a request body
 LOG = logging.getLogger("tabula.web")
 
 
+def levels_of(game, table) -> list[str]:
+    """The levels the computer plays `game` at (with the cube: the network, and perfect
+    play when the table is the game's)."""
+    if not game.capabilities.has_cube:
+        return list(LEVELS)
+    return [level for level in CUBE_LEVELS if level != "master" or table is not None]
 
-def web_games() -> list[str]:
-    """The games the web app plays: those without the doubling cube (races with it,
-    bear-offs, are played in the terminal: tabula/cube_play.py)."""
-    return [name for name in GAMES if not get_game(name).capabilities.has_cube]
 
 class Games:
     """The games being played, each with its lock (one request at a time per game)."""
@@ -82,22 +88,16 @@ class Games:
         name = asked.game
         if name not in GAMES:
             raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
-        if name not in web_games():
-            raise TabulaError(f"{name} is played with the doubling cube, which the web app "
-                              f"does not offer yet: play it with tabula play {name}")
         pieces, rules = asked.pieces, asked.rules
         game = get_game(name, playable_pieces(name, rules) if pieces is None else pieces, rules)
         table = self.table if self.table is not None and not self.table.game.differs_from(
             game.name, game.pieces, game.rules) else None
         model_path, model = self.model(game)
-        try:
-            session = start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
-                                    table, model_path, model)
-        except NoNetworkError as err:   # in the page's words, not the command line's
-            raise TabulaError(f"no network plays {name} with {game.pieces} pieces a side: "
-                              "choose Apprentice" + (", or Master (perfect play)" if table else "")
-                              + (f", or {err.others[-1]} pieces a side" if err.others else "")
-                              ) from None
+        if game.capabilities.has_cube:
+            session = start_cube_session(game, asked.level, asked.side, asked.hotseat,
+                                         asked.seed, table, model)
+        else:
+            session = self._start(game, asked, table, model_path, model)
         session.lock = threading.Lock()
         key = secrets.token_hex(8)
         with self.lock:
@@ -105,6 +105,17 @@ class Games:
             while len(self.sessions) > MAX_SESSIONS:
                 self.sessions.popitem(last=False)
         return key, session
+
+    @staticmethod
+    def _start(game, asked, table, model_path, model) -> Session:
+        try:
+            return start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
+                                    table, model_path, model)
+        except NoNetworkError as err:   # in the page's words, not the command line's
+            raise TabulaError(f"no network plays {game.name} with {game.pieces} pieces a side: "
+                              "choose Apprentice" + (", or Master (perfect play)" if table else "")
+                              + (f", or {err.others[-1]} pieces a side" if err.others else "")
+                              ) from None
 
     def get(self, key: str) -> Session:
         session = self.sessions.get(key)
@@ -174,16 +185,20 @@ def create_app(table=None, models=None) -> Starlette:
         return FileResponse(STATIC / "index.html")
 
     async def list_games(request):
+        def table_of(name, rules=None):
+            return table if table is not None and not table.game.differs_from(
+                name, rules=rules) else None
+
         def rule_set(name, rules):
             return {"name": rules, "default_pieces": playable_pieces(name, rules),
                     "shipped_pieces": shipped_pieces(name, rules),
-                    "table_pieces": (table.game.pieces if table is not None and not
-                                     table.game.differs_from(name, rules=rules) else None)}
+                    "table_pieces": table.game.pieces if table_of(name, rules) else None}
 
         return JSONResponse({"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).presentation.sides, "max_pieces": m.MAX_PIECES,
+             "levels": levels_of(get_game(name), table_of(name)),
              "rules": [rule_set(name, rules) for rules in rule_sets(name)]}
-            for name, m in GAMES.items() if name in web_games()]})   # as registered
+            for name, m in GAMES.items()]})   # as registered
 
     async def new_game(request):
         key, session = games.new(await body(request))
@@ -202,7 +217,7 @@ def create_app(table=None, models=None) -> Starlette:
         key = request.path_params["key"]
         session = games.get(key)
         with session.lock:
-            if not session.over and session.seat not in session.humans:
+            if session.phase == "throw" and session.seat not in session.humans:
                 raise SessionError("it is the computer's turn")
             events = session.roll()
             events += session.computer_turns()
@@ -214,6 +229,22 @@ def create_app(table=None, models=None) -> Starlette:
         session = games.get(key)
         with session.lock:
             events = session.play(check(MoveRequest, data, "the move", TabulaError).move)
+            events += session.computer_turns()
+            return JSONResponse(answer(key, session, events))
+
+    async def cube(request):
+        key = request.path_params["key"]
+        data = await body(request)
+        session = games.get(key)
+        with session.lock:
+            if not isinstance(session, CubeSession):
+                raise TabulaError(f"{session.game.name} is played without the doubling cube")
+            action = check(CubeRequest, data, "the cube action", TabulaError).action
+            acting = session.seat if action == "double" else 1 - session.seat
+            if acting not in session.humans and not session.over:
+                raise SessionError("it is the computer's turn")
+            events = session.double() if action == "double" else session.answer(
+                action == "take")
             events += session.computer_turns()
             return JSONResponse(answer(key, session, events))
 
@@ -267,6 +298,7 @@ def create_app(table=None, models=None) -> Starlette:
               Route("/api/games/{key}", state),
               Route("/api/games/{key}/throw", throw, methods=["POST"]),
               Route("/api/games/{key}/move", move, methods=["POST"]),
+              Route("/api/games/{key}/cube", cube, methods=["POST"]),
               Route("/api/games/{key}/undo", undo, methods=["POST"]),
               Route("/api/games/{key}/hint", hint),
               Route("/api/games/{key}/review", review),

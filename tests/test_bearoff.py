@@ -285,24 +285,20 @@ def test_play_with_the_cube_in_the_terminal(tmp_path):
     """A scripted game against the table's perfect play: the cube is offered, the hints
     name the equities, a double is answered and the game ends with points."""
     import io
-    from tabula.eval.cube_regret import table_player
     from tabula.cube_play import play_cube_game
+    from tabula.cube_session import start_cube_session
     from tabula.play import Console
     out = tmp_path / "t.h5"
     solve_race(get_game("bearoff", 3), out, quiet=True)
     table = RaceTable(out)
-    perfect = table_player(table)
+    session = start_cube_session(table.game, "master", seed=5, table=table)
     script = io.StringIO("?\nd\n" + "r\n1\n" * 20)
     shown = io.StringIO()
-    result = play_cube_game(table.game, perfect, perfect, Console(script, shown), seed=5)
+    result = play_cube_game(session, Console(script, shown))
     text = shown.getvalue()
-    assert "not doubling:" in text and "you double; the computer" in text
+    assert "no double: " in text and "double to 2: " in text
+    assert "you (white) double to 2" in text and "the computer (black) " in text
     assert result is not None and result[1] in (1, 2, 4, 8)
-
-
-def test_the_web_app_leaves_cube_games_to_the_terminal():
-    from tabula.web import web_games
-    assert "bearoff" not in web_games() and "ur" in web_games()
 
 
 def test_a_table_too_large_for_the_machine_is_refused_at_once(tmp_path, capsys):
@@ -347,19 +343,19 @@ def test_a_bear_off_in_the_terminal_says_who_plays_in_notation_and_reviews(capsy
     import io
     import re
     from tabula.cube_play import play_cube_game
-    from tabula.eval.cube_regret import net_player
+    from tabula.cube_session import start_cube_session
     from tabula.export.model_file import OnnxValueModel
     from tabula.play import Console
     from tabula.session import shipped_model
     game = get_game("bearoff", 10)
-    computer = net_player(OnnxValueModel(shipped_model(game), game="bearoff", pieces=10))
+    session = start_cube_session(game, seed=3, model=OnnxValueModel(
+        shipped_model(game), game="bearoff", pieces=10))
     shown = io.StringIO()
-    result = play_cube_game(game, computer, None, Console(io.StringIO("r\n?\n1\n" * 60), shown),
-                            seed=3)
+    result = play_cube_game(session, Console(io.StringIO("r\n?\n1\n" * 60), shown))
     text = shown.getvalue()
     assert result is not None and re.search(r"white: .* \d+ pips", text)
     assert re.search(r"you \(white\) play \d/(\d|off)", text)
     assert re.search(r"the computer \(black\) plays \d/(\d|off)", text)
-    assert "moves from best to worst (the network's estimate)" in text
+    assert "from best to worst (the network's estimate" in text
     assert re.search(r"checker play: \d+ decisions, \d+ not the best, [\d.]+ points", text)
     assert re.search(r"cube: \d+ decisions, \d+ wrong", text)

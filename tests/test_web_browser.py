@@ -346,3 +346,56 @@ def test_a_phone_screen_fits_the_board_and_the_computer_s_moves_slide(browser, s
         browser.save_screenshot(str(SHOTS / f"{game}-phone.png"))
     finally:
         browser.set_window_size(1100, 1400)
+
+
+def test_a_bear_off_with_a_double_and_a_take_on_a_phone(browser, server):
+    """Two people at one screen, 390 x 844: white doubles, black takes and the cube
+    moves to black's side at 2; the game plays to its end by the listed moves (in
+    backgammon notation, the dice drawn as dice, pip counts shown), the status names
+    the points won, and the review counts the cube decisions apart."""
+    import re
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(390, 844)
+    try:
+        start(browser, server, "bearoff", 10, hotseat=True, seed=4)
+        status = lambda: browser.find_element(By.ID, "status").text   # noqa: E731
+        assert status() == "white to double or throw."
+        assert not browser.find_elements(By.CSS_SELECTOR, "#board .movable")
+        assert browser.find_element(By.ID, "cube-centre").text == "1"
+        assert re.fullmatch(r"\d+ pips", browser.find_element(By.ID, "pips0").text)
+        browser.find_element(By.ID, "double").click()
+        assert wait(browser, lambda: status() == "white doubles to 2: black, take or pass.")
+        browser.save_screenshot(str(SHOTS / "bearoff-double.png"))
+        browser.find_element(By.ID, "take").click()
+        assert wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#pools-top #cube"))
+        assert browser.find_element(By.CSS_SELECTOR, "#pools-top #cube").text == "2"
+        assert "black takes: the cube is at 2" in browser.find_element(By.ID, "log").text
+        assert not browser.find_element(By.ID, "double").is_enabled()   # black's cube now
+        for _ in range(200):
+            if browser.execute_script("return current.state.phase") == "over":
+                break
+            log = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
+            throw = browser.find_element(By.ID, "throw")
+            if throw.is_enabled():
+                throw.click()
+            else:
+                moves = browser.find_elements(By.CSS_SELECTOR, "#moves button")
+                assert not browser.find_elements(By.CSS_SELECTOR, "#board .movable")
+                assert status().endswith("choose a move below.")
+                assert all(re.fullmatch(r"(\d/(\d|off)(\(\d\))? ?)+", m.text) for m in moves)
+                moves[0].click()
+            wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#log li")) > log)
+            wide = browser.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert wide[0] <= wide[1], wide
+        dice = browser.find_element(By.ID, "dice").text
+        assert re.fullmatch(r"[\u2680-\u2685] [\u2680-\u2685] \d-\d", dice), dice
+        assert re.fullmatch(r"(white|black) wins [248] points\.", status()), status()
+        review = wait(browser, lambda: browser.find_element(By.ID, "review").is_displayed()
+                      and browser.find_element(By.ID, "review"))
+        assert "cube decisions: 1, 1 not the best" in review.text or \
+            "cube decisions: 1, 0 not the best" in review.text
+        assert "points of equity" in review.text
+        browser.save_screenshot(str(SHOTS / "bearoff-phone.png"))
+    finally:
+        browser.set_window_size(1100, 1400)

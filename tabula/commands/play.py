@@ -52,37 +52,21 @@ def run(args):
 
 def _play_with_the_cube(args, game):
     """Races with the doubling cube (bear-offs): a money game (tabula/cube_play.py)."""
-    from tabula.eval.cube_regret import net_player, table_player
-    from tabula.export.model_file import OnnxValueModel
-    from tabula.infra.errors import TabulaError
     from tabula.cube_play import play_cube_game
+    from tabula.cube_session import start_cube_session
+    from tabula.export.model_file import OnnxValueModel
     from tabula.play import Console
     from tabula.session import playable_pieces, shipped_model
-    if args.hotseat:
-        raise TabulaError(f"{game.name} is played against the computer only (no --hotseat)")
     if args.pieces is None and not args.model and not args.table:
         game = get_game(game.name, playable_pieces(game.name, game.rules), game.rules)
     table = open_table(args) if args.table else None
     game = table.game if table is not None else game
-    judge = table_player(table) if table is not None else None
-    if args.level == "apprentice" or (args.level == "master" and judge is None):
-        raise TabulaError(f"{game.name} is played at level journeyman (the network) or master "
-                          "(perfect play: give --table), not at level "
-                          f"{args.level}{' without --table' * (args.level == 'master')}")
-    if args.level == "master":
-        computer = judge
-    else:
-        model_path = args.model or shipped_model(game)
-        if model_path is None:
-            raise TabulaError(f"no network plays {game.name} with {game.pieces} checkers: "
-                              "give --model FILE.onnx, or --table with --level master")
-        computer = net_player(OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
-                                             rules=game.rules))
-    sides = game.presentation.sides
-    side = args.side or sides[0]
-    if side not in sides:
-        raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}")
-    play_cube_game(game, computer, judge, Console(), sides.index(side), args.seed)
+    model_path = args.model or shipped_model(game)
+    model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
+                           rules=game.rules) if model_path else None
+    session = start_cube_session(game, args.level, args.side, args.hotseat, args.seed, table,
+                                 model)
+    play_cube_game(session, Console())
     return 0
 
 

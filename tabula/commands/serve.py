@@ -12,7 +12,9 @@ def add_parser(sub):
                     "(the heuristic), Journeyman (the network) or Master strength (a tree "
                     "search over the network, or perfect play with --table), or pass the "
                     "screen to a friend; hints rank the moves with their losses, and a "
-                    "review ends each game. Prints the URL; stop with Ctrl-C.")
+                    "review ends each game. Bear-offs are money games with the doubling "
+                    "cube, at Journeyman or Master (with a bear-off table). Prints the "
+                    "URL; stop with Ctrl-C.")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this machine only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -33,8 +35,8 @@ def run(args):
     from tabula.web import create_app
     table = None
     if args.table:
-        from tabula.solver.table import Table
-        table = Table(args.table)
+        from tabula.solver.solution import open_solution
+        table = open_solution(args.table)
     models = {}
     for path in args.model:
         models[OnnxValueModel(path).game.name] = path

@@ -1,6 +1,7 @@
 // tabula in the browser: the page asks the server (tabula/web.py) for everything the
 // rules decide and draws what it answers. Keys: t throws, 1-9 picks a listed move,
-// h asks for a hint, u takes back your last move, the arrows step through the review.
+// h asks for a hint, u takes back your last move, the arrows step through the review;
+// with the doubling cube, d doubles, a takes (accepts) and p passes.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -31,6 +32,14 @@ function fillSetup() {
   fillPieces();
   $("side").innerHTML = "";
   game.sides.forEach((s, i) => option($("side"), s, `${s}${i === 0 ? " (throws first)" : ""}`));
+  // the strengths this game is played at (with the cube: the network, or the table)
+  for (const input of document.querySelectorAll("input[name=level]")) {
+    input.parentElement.hidden = !game.levels.includes(input.value);
+    if (input.checked && input.parentElement.hidden) input.checked = false;
+  }
+  if (!document.querySelector("input[name=level]:checked")) {
+    document.querySelector(`input[name=level][value=${game.levels[0]}]`).checked = true;
+  }
   $("rules-link").href = `/rules/${game.name}`;
 }
 
@@ -106,7 +115,7 @@ function drawBoard(view) {
     if (c.title) div.title = c.title;
     div.innerHTML = `<span class="label">${c.label}</span>`;
     const seat = state.board.cells[c.id];
-    const label = (state.board.labels || {})[c.id];
+    const label = {...state.board.labels, ...state.board.stacks}[c.id];   // a number on it
     if (seat !== undefined) {
       div.appendChild(piece(seat, label));
       const what = label === undefined ? state.sides[seat] : `${state.sides[seat]} ${label}`;
@@ -128,7 +137,16 @@ function drawBoard(view) {
       for (let i = 0; i < count; i++) div.appendChild(piece(seat));
       box.appendChild(div);
     }
+    if (state.board.pips) {
+      const pips = document.createElement("span");
+      pips.className = "pips"; pips.id = `pips${seat}`;
+      pips.textContent = `${state.board.pips[seat]} pips`;
+      box.appendChild(pips);
+    }
+    if (state.cube && state.cube.owner === seat) box.appendChild(cubeDiv(state));
   }
+  $("cube-centre").innerHTML = "";
+  if (state.cube && state.cube.owner === null) $("cube-centre").appendChild(cubeDiv(state));
   drawPaths();
   $("legend").textContent = layout.legend || "";
 }
@@ -168,6 +186,19 @@ function drawPaths() {
   });
 }
 
+// The doubling cube, by its owner's pools (centred: beside the controls).
+function cubeDiv(state) {
+  const div = document.createElement("div");
+  div.className = "cube"; div.id = "cube";
+  const {value, owner, offered} = state.cube;
+  div.textContent = offered ? `${2 * value}?` : `${value}`;
+  div.title = offered ? `doubled to ${2 * value}, waiting for the answer` :
+    owner === null ? `the cube at ${value}, centred: either side may double` :
+    `the cube at ${value}, owned by ${state.sides[owner]}: only they may double`;
+  div.setAttribute("aria-label", div.title);
+  return div;
+}
+
 let lastThrow = null;   // the last throw of either side, shown until the next one
 function drawDice(events) {
   const thrown = (events || []).filter((e) => e.kind === "throw");
@@ -176,9 +207,20 @@ function drawDice(events) {
   showThrow(state.throw !== null ? state.throw : lastThrow && lastThrow.throw);
 }
 
+// a throw as people read it: a roll of two dice '6-2', else its number
+function throwText(value) {
+  return current.layout.dice.faces ? String(value).split("").join("-") : String(value);
+}
+
 function showThrow(value) {
   const {layout} = current;
   if (value === null || value === undefined) { $("dice").textContent = "\u00A0"; return; }
+  if (layout.dice.faces) {   // real dice: each die's face (a throw of two is high * 10 + low)
+    const faces = String(value).split("").map((d) => String.fromCodePoint(0x2680 + Number(d) - 1));
+    $("dice").textContent = `${faces.join(" ")} ${throwText(value)}`;
+    $("dice").title = `${layout.dice.name}: ${String(value).split("").join(" and ")}`;
+    return;
+  }
   const marked = layout.dice.marked[String(value)];
   // sticks: light side up or dark; dice (Ur's tetrahedra): a marked tip up or not
   const [up, down] = layout.dice.name === "sticks" ? ["\u25AF", "\u25AE"] : ["\u25B2", "\u25B3"];
@@ -189,7 +231,8 @@ function showThrow(value) {
 
 // Each legal move is a button; on the board, a ringed piece makes its move, or, where
 // it has several (an EinStein cube's three steps), is picked first and then one of the
-// squares it can reach, ringed in turn.
+// squares it can reach, ringed in turn. A game whose layout says its moves are
+// "listed" (a bear-off's play of a whole roll) is played from the buttons alone.
 function drawMoves() {
   const {state} = current;
   const list = $("moves");
@@ -206,7 +249,7 @@ function drawMoves() {
     list.appendChild(li);
     (byPiece[m.from_cell] = byPiece[m.from_cell] || []).push(m);
   });
-  for (const [cell, moves] of Object.entries(byPiece)) {
+  for (const [cell, moves] of Object.entries(current.layout.moves === "listed" ? {} : byPiece)) {
     const from = document.getElementById(`cell-${cell}`);
     if (!from) continue;
     const ring = from.querySelector(`.piece.seat${state.seat}`) || from;
@@ -259,17 +302,28 @@ function show(data) {
   $("hint").disabled = !(s.phase === "move" && current.judge);
   $("undo").disabled = !s.can_undo;
   $("undo").hidden = hotseat();
+  const answering = s.phase === "take" && s.humans.includes(1 - s.seat);
+  $("cube-controls").hidden = !s.cube;
+  $("double").disabled = !(s.cube && s.cube.can_double && human);
+  $("take").disabled = $("pass").disabled = !answering;
+  const won = s.points ? `${s.points} point${s.points === 1 ? "" : "s"}` : "the game";
+  const choose = current.layout.moves === "listed" ? "choose a move below" : "choose a ringed piece";
   if (s.phase === "over") {
     $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
-      `You win the game (${s.sides[s.winner]}).` : `The computer wins the game (${s.sides[s.winner]}).`) :
-      `${s.sides[s.winner]} wins the game.`;
+      `You win ${won} (${s.sides[s.winner]}).` : `The computer wins ${won} (${s.sides[s.winner]}).`) :
+      `${s.sides[s.winner]} wins ${won}.`;
     if (data.review) showReview(data.review, data.replay);
     else if (!current.judge) addLog("No review: neither a table nor a network plays this variant.");
+  } else if (s.phase === "take") {
+    const doubler = hotseat() ? s.side : "The computer";
+    $("status").textContent = `${doubler} doubles to ${2 * s.cube.value}: ` +
+      `${hotseat() ? s.sides[1 - s.seat] + ", " : ""}take or pass.`;
   } else if (s.phase === "throw") {
-    $("status").textContent = hotseat() ? `${s.side} to throw.` : `Your turn (${s.side}): throw.`;
+    const or = s.cube && s.cube.can_double ? "double or throw" : "throw";
+    $("status").textContent = hotseat() ? `${s.side} to ${or}.` : `Your turn (${s.side}): ${or}.`;
   } else {
-    $("status").textContent = hotseat() ? `${s.side} threw ${s.throw}: choose a ringed piece.` :
-      `You threw ${s.throw}: choose a ringed piece.`;
+    $("status").textContent = hotseat() ? `${s.side} threw ${throwText(s.throw)}: ${choose}.` :
+      `You threw ${throwText(s.throw)}: ${choose}.`;
   }
   animate(data.events || []);
 }
@@ -346,15 +400,20 @@ function undo() {
   act("POST", `/api/games/${current.id}/undo`);
 }
 const move = (index) => act("POST", `/api/games/${current.id}/move`, {move: index});
+const cube = (action) => act("POST", `/api/games/${current.id}/cube`, {action});
 
 async function hint() {
   try {
     const h = await api("GET", `/api/games/${current.id}/hint`);
-    const rows = h.moves.map((m, n) =>
-      `<tr><td>${n + 1}</td><td>${m.text}</td><td>${(100 * m.chance).toFixed(2)}%</td>` +
-      `<td>${m.loss_points.toFixed(2)}</td></tr>`).join("");
-    $("hint-box").innerHTML = `<p>Moves from best to worst (${h.source}):</p><table>` +
-      `<tr><th></th><th>move</th><th>you win</th><th>points lost</th></tr>${rows}</table>`;
+    // with the cube: equities (per unit of cube); else winning chances
+    const rows = h.moves.map((m, n) => `<tr><td>${n + 1}</td><td>${m.text}</td>` + (h.unit ?
+      `<td>${m.equity >= 0 ? "+" : ""}${m.equity.toFixed(3)}</td><td>${m.loss.toFixed(3)}</td>` :
+      `<td>${(100 * m.chance).toFixed(2)}%</td><td>${m.loss_points.toFixed(2)}</td>`) +
+      "</tr>").join("");
+    const head = h.unit ? "<th>equity</th><th>less than the best</th>" :
+      "<th>you win</th><th>points lost</th>";
+    $("hint-box").innerHTML = `<p>From best to worst (${h.source}${h.unit ? `; ${h.unit}` : ""}):` +
+      `</p><table><tr><th></th><th>choice</th>${head}</tr>${rows}</table>`;
     $("hint-box").hidden = false;
   } catch (err) {
     addLog(`error: ${err.message}`);
@@ -378,8 +437,8 @@ function chart(review, frames) {
     `<text x="${x(n - 1)}" y="${h - 6}" text-anchor="middle">${n}</text>`).join("");
   const marks = review.judged.filter((d) => d.label === "mistake" || d.label === "blunder")
     .map((d) => `<circle class="marker ${d.label}" data-turn="${d.turn}" cx="${x(d.turn - 1)}" ` +
-      `cy="${y(chances[d.turn - 1])}" r="5"><title>throw ${d.turn}: ${d.label}, ` +
-      `${d.loss_points.toFixed(2)} points</title></circle>`).join("");
+      `cy="${y(chances[Math.min(d.turn, chances.length) - 1])}" r="5"><title>throw ${d.turn}: ` +
+      `${d.label}, ${d.loss_points.toFixed(review.digits)}</title></circle>`).join("");
   return `<svg class="chart" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" ` +
     `aria-label="${review.side}'s winning chance at every throw">${ticks}${xTicks}` +
     `<text x="${w - 6}" y="${h - 6}" text-anchor="end">throw</text>` +
@@ -389,21 +448,25 @@ function chart(review, frames) {
 let replay = null;   // {frames, step, judged: seat -> {turn -> decision}}
 
 function showReview(reviews, frames) {
-  $("review-body").innerHTML = `<p class="note">Each decision of yours is labelled by the ` +
-    `winning chance it gave away, in points: best (none), ${reviews[0].thresholds_text}.</p>` +
+  $("review-body").innerHTML = `<p class="note">Each decision of yours is labelled by what ` +
+    `it gave away, in ${reviews[0].unit}: best (nothing), ${reviews[0].thresholds_text}.</p>` +
     reviews.map((r) => {
     const who = hotseat() ? r.side : `You (${r.side})`;
+    const digits = r.digits;
     const worst = r.worst.map((w) =>
       `<tr><td><button class="to-throw" data-turn="${w.turn}">throw ${w.turn}</button></td>` +
-      `<td>${w.throw}</td><td>${w.played}</td><td>${w.better}</td><td>${w.label}</td>` +
-      `<td>${w.loss_points.toFixed(2)}</td></tr>`).join("");
+      `<td>${w.throw === null ? "the cube" : w.throw}</td><td>${w.played}</td>` +
+      `<td>${w.better}</td><td>${w.label}</td><td>${w.loss_points.toFixed(digits)}</td></tr>`).join("");
+    const parts = r.parts ? Object.entries(r.parts).map(([kind, p]) =>
+      `${kind === "cube" ? "cube decisions" : "checker play"}: ${p.decisions}, ${p.wrong} ` +
+      `not the best, ${p.points.toFixed(digits)} given away`).join("; ") + ". " : "";
     return `<h3>${who}</h3><p><strong>${(100 * r.accuracy).toFixed(0)}%</strong> of ` +
       `${r.decisions} decisions with a choice played best; on average ` +
-      `${r.mean_loss_points.toFixed(2)} points of winning chance given away a decision ` +
-      `(${r.points_given_away.toFixed(2)} in all; the throws decide the rest). ` +
+      `${r.mean_loss_points.toFixed(digits)} ${r.unit} given away a decision ` +
+      `(${r.points_given_away.toFixed(digits)} in all; the throws decide the rest). ${parts}` +
       `Figures ${r.source}.</p>` +
       (worst ? `<table><tr><th></th><th>throw</th><th>played</th><th>better</th><th></th>` +
-        `<th>points lost</th></tr>${worst}</table>` : "<p>No mistakes.</p>") +
+        `<th>lost</th></tr>${worst}</table>` : "<p>No mistakes.</p>") +
       `<p>Winning chance at every throw (dashed: even; dots: mistakes and blunders):</p>` +
       chart(r, frames);
   }).join("");
@@ -433,9 +496,12 @@ function stepTo(n) {
   const d = (judged[f.seat] || {})[f.number];
   const who = hotseat() ? f.side : current.state.humans.includes(f.seat) ?
     `you (${f.side})` : `the computer (${f.side})`;
-  $("replay-text").textContent = `Throw ${f.number} of ${frames[frames.length - 1].number}: ` +
-    `${who} threw ${f.throw}, ` + (f.played ? `played ${f.played}` : "no legal move") +
-    (d ? ` (${d.label}${d.label === "best" ? "" : `, ${d.loss_points.toFixed(2)} points; ` +
+  const digits = current.review ? current.review[0].digits : 2;
+  $("replay-text").textContent = (f.cube ? `${f.cube}. ` : "") +
+    `Throw ${f.number} of ${frames[frames.length - 1].number}: ` +
+    `${who} threw ${throwText(f.throw)}, ` +
+    (f.played ? `played ${f.played}` : "no legal move") +
+    (d ? ` (${d.label}${d.label === "best" ? "" : `, ${d.loss_points.toFixed(digits)} lost; ` +
       `better ${d.better}`})` : "") + ".";
 }
 
@@ -449,6 +515,9 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "t" && !$("throw").disabled) throwDice();
   else if (e.key === "h" && !$("hint").disabled) hint();
   else if (e.key === "u" && !$("undo").disabled) undo();
+  else if (e.key === "d" && !$("double").disabled) cube("double");
+  else if (e.key === "a" && !$("take").disabled) cube("take");
+  else if (e.key === "p" && !$("pass").disabled) cube("pass");
   else if (/^[1-9]$/.test(e.key) && current.state.phase === "move" &&
            current.state.humans.includes(current.state.seat)) {
     const m = current.state.moves[Number(e.key) - 1];
@@ -471,6 +540,9 @@ async function init() {
   $("throw").addEventListener("click", throwDice);
   $("hint").addEventListener("click", hint);
   $("undo").addEventListener("click", undo);
+  for (const action of ["double", "take", "pass"]) {
+    $(action).addEventListener("click", () => cube(action));
+  }
   $("first").addEventListener("click", () => stepTo(0));
   $("back").addEventListener("click", () => stepTo(replay.step - 1));
   $("forward").addEventListener("click", () => stepTo(replay.step + 1));

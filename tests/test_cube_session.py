@@ -1,0 +1,196 @@
+"""Money games with the doubling cube (tabula/cube_session.py): the cube's rules, the
+computer's cube actions, hints and the review scored in equity by the table, and the
+web API's cube action."""
+import numpy as np
+import pytest
+from starlette.testclient import TestClient
+
+from tabula.cube_session import CubeSession, start_cube_session
+from tabula.eval.cube_regret import UNAVAILABLE, double_loss, table_player, take_loss
+from tabula.games import get_game
+from tabula.session import SessionError
+from tabula.solver.race_table import RaceTable, solve_race
+from tabula.web import create_app
+
+
+@pytest.fixture(scope="module")
+def table(tmp_path_factory):
+    out = tmp_path_factory.mktemp("cube") / "bearoff4.h5"
+    solve_race(get_game("bearoff", 4), out, quiet=True)
+    return RaceTable(out)
+
+
+def hotseat(table, seed) -> CubeSession:
+    return start_cube_session(table.game, hotseat=True, seed=seed, table=table)
+
+
+def finish(session, choose):
+    """Play to the end; choose(session) -> 'double', 'take', 'pass', 'roll' or a move."""
+    for _ in range(500):
+        if session.over:
+            return
+        action = choose(session)
+        if action == "double":
+            session.double()
+        elif action in ("take", "pass"):
+            session.answer(action == "take")
+        elif action == "roll":
+            session.roll()
+        else:
+            session.play(action)
+    raise AssertionError("the game did not end")
+
+
+def by_hint(session):
+    """The best choice by the table, as the hint ranks it."""
+    if session.phase == "throw" and not session.can_double:
+        return "roll"
+    best = session.hint()["moves"][0]["text"]
+    if session.phase == "move":
+        return next(m for m in range(len(session.moves)) if session.moves[m]["text"] == best)
+    return {"no double": "roll", "pass": "pass", "take": "take"}.get(best, "double")
+
+
+def test_the_cube_changes_hands_on_a_take_and_a_pass_ends_the_game(table):
+    s = hotseat(table, seed=1)
+    assert s.phase == "throw" and s.can_double and s.cube == 1 and s.owner is None
+    s.double()
+    assert s.phase == "take" and not s.can_double
+    with pytest.raises(SessionError, match="must first take or pass"):
+        s.roll()
+    s.answer(take=True)
+    assert (s.cube, s.owner, s.phase) == (2, 1, "throw") and not s.can_double   # the taker's
+    s.roll()
+    if s.throw is not None:
+        s.play(0)
+    if not s.over:   # now the taker, on roll, may redouble
+        assert s.seat == 1 and s.can_double
+        s.double()
+        events = s.answer(take=False)
+        assert s.over and s.winner == 1 and s.points == 2
+        assert events[-1]["points"] == 2 and "wins 2 points" in events[-1]["text"]
+
+
+def test_playing_the_hint_gives_nothing_away_and_a_wrong_cube_costs_the_table_s_loss(table):
+    """Both seats follow the hint (the table's best): every decision best, nothing lost.
+    Then doubling at every chance: each double's recorded loss is eval/cube_regret's
+    double_loss of the table's equities, at the cube's value."""
+    for seed in range(4):
+        s = hotseat(table, seed)
+        finish(s, by_hint)
+        for seat in (0, 1):
+            review = s.review(seat)
+            assert review["points_given_away"] == pytest.approx(0, abs=1e-9)
+            assert review["accuracy"] == 1.0
+        assert s.points in (1, 2, 4, 8, 16)
+    perfect, checked = table_player(table), 0
+    for seed in range(6):
+        s = hotseat(table, seed)
+        cubes = {}
+
+        def eager(session):
+            if session.phase == "throw" and session.can_double:
+                cubes[len(session.decisions)] = (session.code, session.cube_state(),
+                                                 session.cube)
+                return "double"
+            return "take" if session.phase == "take" else by_hint(session)
+        finish(s, eager)
+        for index, (code, state, cube) in cubes.items():
+            e = perfect.values_of(np.array([code]))
+            expected = cube * double_loss(e.no_double(state)[0], e.no_double(UNAVAILABLE)[0],
+                                          True)
+            assert s.decisions[index].loss == pytest.approx(expected, abs=1e-12)
+            taker = s.decisions[index + 1]   # the answer, judged by take_loss
+            assert taker.loss == pytest.approx(
+                cube * take_loss(e.no_double(UNAVAILABLE)[0], True), abs=1e-12)
+            checked += 1
+    assert checked > 0
+
+
+def test_the_computer_doubles_and_the_person_must_answer(table):
+    """Against perfect play: some seed makes the computer double; the person must then
+    take or pass before anything else, and a take gives the person the cube."""
+    for seed in range(200):
+        s = start_cube_session(table.game, "master", side="black", seed=seed, table=table)
+        events = s.computer_turns()
+        while not s.over and not s.offered:
+            if s.phase == "throw":
+                events += s.roll()
+            if s.phase == "move":
+                events += s.play(by_hint(s))
+            events += s.computer_turns()
+        if s.offered:
+            assert any(e["kind"] == "double" for e in events) and s.phase == "take"
+            with pytest.raises(SessionError):
+                s.roll()
+            cube = s.cube
+            s.answer(take=True)
+            assert s.owner == 1 and s.cube == 2 * cube
+            return
+    pytest.fail("perfect play never doubled in 200 games")
+
+
+def test_undo_puts_the_cube_back(table):
+    s = start_cube_session(table.game, "master", seed=2, table=table)
+    s.computer_turns()
+    s.double()   # the computer answers at once
+    if s.over:
+        pytest.skip("the computer passed")
+    s.roll()
+    before = (s.code, s.cube, s.owner, s.throw)
+    s.play(0)
+    s.computer_turns()
+    if s.over:
+        pytest.skip("the game ended")
+    s.undo()
+    assert (s.code, s.cube, s.owner, s.throw) == before and s.phase == "move"
+
+
+def test_the_review_counts_checker_play_and_the_cube_apart(table):
+    s = hotseat(table, seed=3)
+    s.double()
+    s.answer(take=False)   # a pass: the doubler wins 1 point
+    assert s.over and s.points == 1
+    review = s.review(1)
+    assert review["parts"]["cube"]["decisions"] == 1 and review["parts"]["checker"][
+        "decisions"] == 0
+    worst = review["judged"][0]
+    assert worst["throw"] is None and worst["played"] == "pass"
+    assert "points of equity" in review["unit"]
+
+
+def test_the_web_app_plays_a_bear_off_with_the_cube(table):
+    client = TestClient(create_app(table), raise_server_exceptions=False)
+    listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    assert listed["bearoff"]["levels"] == ["journeyman", "master"]
+    assert "apprentice" in client.post("/api/games", json={
+        "game": "bearoff", "pieces": 4, "level": "apprentice"}).json()["error"]
+    data = client.post("/api/games", json={"game": "bearoff", "pieces": 4, "level": "master",
+                                           "seed": 7}).json()
+    key, state = data["id"], data["state"]
+    assert state["cube"] == {"value": 1, "owner": None, "offered": False, "can_double": True}
+    assert data["layout"]["dice"]["faces"] == 6 and len(state["board"]["pips"]) == 2
+    hint = client.get(f"/api/games/{key}/hint").json()
+    assert {m["text"] for m in hint["moves"]} == {"no double", "double to 2"}
+    data = client.post(f"/api/games/{key}/cube", json={"action": "double"}).json()
+    kinds = [e["kind"] for e in data["events"]]
+    assert kinds[:2] in (["double", "take"], ["double", "pass"])
+    bad = client.post(f"/api/games/{key}/cube", json={"action": "double"})
+    assert bad.status_code == 409 and "no double now" in bad.json()["error"]
+    for _ in range(100):
+        state = data["state"]
+        if state["phase"] == "over":
+            break
+        if state["phase"] == "throw":
+            data = client.post(f"/api/games/{key}/throw").json()
+        elif state["phase"] == "take":
+            data = client.post(f"/api/games/{key}/cube", json={"action": "take"}).json()
+        else:
+            data = client.post(f"/api/games/{key}/move", json={"move": 0}).json()
+    assert data["state"]["points"] >= 1 and data["review"][0]["parts"]["cube"]["decisions"] >= 1
+    assert all(isinstance(f["throw"], int) for f in data["replay"])
+    ur = client.post("/api/games", json={"game": "ur", "pieces": 3, "level": "apprentice"})
+    wrong = client.post(f"/api/games/{ur.json()['id']}/cube", json={"action": "take"})
+    assert wrong.status_code == 400 and "without the doubling cube" in wrong.json()["error"]
+    odd = client.post(f"/api/games/{key}/cube", json={"action": "beaver"})
+    assert odd.status_code == 400
