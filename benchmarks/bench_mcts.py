@@ -9,7 +9,8 @@ uniformly, a throw that leaves two or more moves): one decision alone, as a play
 `tabula play` searches, and 64 at once, as `tabula eval` searches a batch of games.
 The leaves: random playouts to the end of the game (compiled with the tree, no
 Python between simulations), the hand-made heuristic, and the shipped network (one
-batched ONNX call a step for all trees). The compile is done before the clock starts.
+batched ONNX call a step for all trees), also with 16 leaves of each tree a call (the
+spec's x16). The compile is done before the clock starts.
 """
 import argparse
 import sys
@@ -22,7 +23,8 @@ from benchmarks.common import report, run_script  # noqa: E402
 
 GAMES = [("ur", 7, "finkel", "ur7"), ("senet", 4, "kendall", "senet4"),
          ("einstein", 3, "5x5", "einstein3"), ("bearoff", 10, "", "bearoff10")]
-SIMS = {"playout": 2000, "heuristic": 500, "net": 200}
+SIMS = {"playout": 2000, "heuristic": 500, "net": 200, "net x16": 1000}
+LEAVES = {"playout": "", "heuristic": ":heuristic", "net": ":{model}", "net x16": "x16:{model}"}
 
 
 def main():
@@ -49,10 +51,8 @@ def main():
         pick, throw = pick[:64], throw[:64]
         batch = (codes[pick], counts[pick, throw], nxt[pick, throw], infos[pick, throw])
         model = OnnxValueModel(ROOT / "models" / f"{model_name}.onnx", threads=args.threads)
-        for leaf in ("playout", "heuristic", "net"):
-            sims = SIMS[leaf]
-            spec = f"mcts:{sims}" + {"playout": "", "heuristic": ":heuristic",
-                                     "net": f":{model.path}"}[leaf]
+        for leaf, sims in SIMS.items():
+            spec = f"mcts:{sims}" + LEAVES[leaf].format(model=model.path)
             player = make_player(spec, game, model=model)
             player.choose(*(part[:2] for part in batch), np.full(2, 0.5))   # compile
             row = {"game": game.describe(), "leaf": leaf, "simulations a move": sims}

@@ -65,12 +65,16 @@ def main():
     parser.add_argument("--pairs", type=int, default=1000, help="pairs a match (default 1000)")
     parser.add_argument("--decisions", type=int, default=200,
                         help="decisions timed for each search (default 200)")
+    parser.add_argument("--leaves", type=int, default=1,
+                        help="leaves of a tree the network values in one call (the spec's "
+                             "xL; default 1)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if not (math.isfinite(args.ms) and args.ms > 0) or min(args.pairs, args.decisions) < 1:
+    if not (math.isfinite(args.ms) and args.ms > 0) or min(args.pairs, args.decisions,
+                                                            args.leaves) < 1:
         from tabula.infra.errors import TabulaError
-        raise TabulaError("--ms must be a positive number of milliseconds, --pairs and "
-                          "--decisions at least 1")
+        raise TabulaError("--ms must be a positive number of milliseconds, --pairs, "
+                          "--decisions and --leaves at least 1")
     import numba
 
     from tabula.eval.measures import match
@@ -80,15 +84,18 @@ def main():
     game = model.game
     numba.set_num_threads(1)
     decisions = met_in_play(game, args.decisions, args.seed)
-    leaves = {"net": f":{model.path}", "playout": ""}
+    batch = f"x{args.leaves}" if args.leaves > 1 else ""
+    leaves = {"net": f"{batch}:{model.path}", "playout": ""}
     timed, budgets = [], {}
     for leaf, sims in PROBE_SIMS.items():
-        seconds = seconds_a_move(make_player(f"mcts:{sims}{leaves[leaf]}", game, model=model),
-                                 decisions)
-        budgets[leaf] = max(1, round(sims / seconds * args.ms / 1000))
+        for _ in range(2):   # probed, then again at the budget found (big trees cost more)
+            seconds = seconds_a_move(make_player(f"mcts:{sims}{leaves[leaf]}", game,
+                                                 model=model), decisions)
+            sims = max(1, round(sims / seconds * args.ms / 1000))
+        budgets[leaf] = sims
         spec = f"mcts:{budgets[leaf]}{leaves[leaf]}"
         check = seconds_a_move(make_player(spec, game, model=model), decisions)
-        timed.append({"search": spec, "sims/s alone": round(sims / seconds),
+        timed.append({"search": spec, "sims/s alone": round(sims / check),
                       "ms a move": round(1000 * check, 2)})
     report("search_match_clock", timed, {"decisions": args.decisions, "ms": args.ms})
 

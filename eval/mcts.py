@@ -1,5 +1,6 @@
 """Monte Carlo tree search over decision and chance nodes, for every game of the
-contract: the player `mcts:SIMS[/Tms][:LEAF]` (eval/players.py; Tms: a time limit).
+contract: the player `mcts:SIMS[xL][/Tms][:LEAF]` (eval/players.py; L: leaves
+valued in one call, Tms: a time limit).
 
 The tree alternates two kinds of node:
   decision node  a position and a throw: the mover picks one of the legal moves (a
@@ -36,6 +37,13 @@ Many decisions are searched together, one tree each, in lockstep: with a leaf, e
 simulation step selects a leaf in every tree (compiled, on all cores), values all
 the leaves in one call, and backs them up, so a network sees large batches; with
 playouts, every simulation is compiled end to end.
+
+Visits are counted as a simulation goes down, before its leaf is valued. So a step
+can select several leaves of one tree (`leaves`, the spec's xL) before one call
+values them all: each later walk sees the visits of those before it (a virtual
+visit) and turns elsewhere; a walk that reaches a decision node another walk of the
+step is valuing stops there, a simulation spent. One tree (a move in play) then pays
+a network call's fixed cost once for L leaves instead of once for each.
 """
 import time
 
@@ -53,8 +61,10 @@ MAX_PLAYOUT = 5000        # plies of a random playout before it is called a draw
 TREE_BYTES = 256 << 20    # memory of the trees searched at once, at most
 PLAYOUT_CHUNK = 64        # playout simulations between looks at the clock (a time limit)
 
-SINGLE, TERMINAL, PRIOR = 0, 1, 2   # what a simulation's leaf is: a chance node, a win,
-                                    # a decision node (valued with all its moves)
+SINGLE, TERMINAL, PRIOR, COLLIDED = 0, 1, 2, 3   # what a simulation's leaf is: a chance
+    # node, a win, a decision node (valued with all its moves), or nothing (a node that
+    # another walk of the step is valuing)
+VALUING = -1.0   # d_visits of a decision node whose leaf values are on their way
 
 # `tree`: the arrays of a batch of trees (first index: the tree; _search_trees makes
 # them). Chance nodes: c_code (the position), c_n (visits), c_tn (visits of each
@@ -64,9 +74,9 @@ SINGLE, TERMINAL, PRIOR = 0, 1, 2   # what a simulation's leaf is: a chance node
 # move's chance node), d_n (each move's visits), d_w (its worth: summed over the
 # simulations with playouts, the leaf's with a valuing leaf), d_p (its prior),
 # d_visits (the node's visits), n_decision (nodes in use).
-# `walk`: one simulation of each tree: path (rows: decision node, move, the chance node
-# above and its throw), depth, kind of leaf, leaf (its nodes), pending (the codes it
-# needs valued), pending_count, values (theirs).
+# `walk`: the simulations of a step, `leaves` a tree (walk w of tree w // leaves): path
+# (rows: decision node, move, the chance node above and its throw), depth, kind of leaf,
+# leaf (its nodes), pending (the codes it needs valued), pending_count, values (theirs).
 
 
 @njit(cache=True)
@@ -136,29 +146,42 @@ def _pick_throw(i, c, probs, tree, widen):
 
 
 @njit(cache=True)
-def _select(i, moves, mirror, throws, probs, valued, tree, walk):
-    """One leaf of tree i: the path to it (rows of path: decision node, move, the
-    chance node above the decision node and its throw, -1 at the root), and the codes
-    it needs valued."""
+def _select(i, w, moves, mirror, throws, probs, valued, tree, walk):
+    """Walk w, a leaf of tree i: the path to it (rows of path: decision node, move, the
+    chance node above the decision node and its throw, -1 at the root), its visits
+    counted, and the codes it needs valued."""
     (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
      d_n, d_w, d_p, d_visits, n_decision) = tree
     path, depth, kind, leaf, pending, pending_count, values = walk
     d, above, thrown, k = 0, -1, -1, 0
+    pending_count[w] = 0
     while True:
-        if valued and d_visits[i, d] == 0:   # a decision node not yet valued
-            kind[i] = PRIOR
-            leaf[i, 0], leaf[i, 1], leaf[i, 2] = d, above, thrown
-            pending_count[i] = d_count[i, d]
+        if valued and d_visits[i, d] <= 0:   # a decision node not yet valued
+            if d_visits[i, d] == VALUING:
+                kind[w] = COLLIDED
+                break
+            kind[w] = PRIOR
+            d_visits[i, d] = VALUING
+            leaf[w, 0], leaf[w, 1], leaf[w, 2] = d, above, thrown
+            pending_count[w] = d_count[i, d]
             for j in range(d_count[i, d]):
-                pending[i, j] = d_next[i, d, j]
+                pending[w, j] = d_next[i, d, j]
+            if above >= 0:
+                c_n[i, above] += 1.0
+                c_tn[i, above, thrown] += 1.0
             break
         j = _widen_root(i, tree) if valued and d == 0 else -1
         if j < 0:
             j = _pick_move(i, d, tree, valued)
-        path[i, k, 0], path[i, k, 1], path[i, k, 2], path[i, k, 3] = d, j, above, thrown
+        path[w, k, 0], path[w, k, 1], path[w, k, 2], path[w, k, 3] = d, j, above, thrown
         k += 1
+        d_n[i, d, j] += 1.0
+        d_visits[i, d] += 1.0
+        if above >= 0:
+            c_n[i, above] += 1.0
+            c_tn[i, above, thrown] += 1.0
         if d_info[i, d, j] & OVER:
-            kind[i] = TERMINAL
+            kind[w] = TERMINAL
             break
         c = d_child[i, d, j]
         new = c < 0
@@ -170,8 +193,9 @@ def _select(i, moves, mirror, throws, probs, valued, tree, walk):
             if valued:   # the leaf's value of the position, until its throws are searched
                 c_init[i, c] = c_v[i, c] = worth(d_info[i, d, j], d_w[i, d, j])
         if (new and not valued) or k >= MAX_DEPTH:
-            kind[i], leaf[i, 1], pending_count[i] = SINGLE, c, 1
-            pending[i, 0] = c_code[i, c]
+            kind[w], leaf[w, 1], pending_count[w] = SINGLE, c, 1
+            pending[w, 0] = c_code[i, c]
+            c_n[i, c] += 1.0
             break
         t = _pick_throw(i, c, probs, tree, valued)
         d2 = c_child[i, c, t]
@@ -184,7 +208,7 @@ def _select(i, moves, mirror, throws, probs, valued, tree, walk):
                 d_next[i, d2, 0], d_info[i, d2, 0], count = mirror(c_code[i, c]), 0, 1
             d_count[i, d2] = count
         d, above, thrown = d2, c, t
-    depth[i] = k
+    depth[w] = k
 
 
 @njit(cache=True)
@@ -207,25 +231,26 @@ def _chance_value(i, c, probs, tree):
 
 
 @njit(cache=True)
-def _backup(i, probs, valued, tree, walk):
-    """Tree i's leaf carried up its path (values: the pending codes' values, for
-    whoever throws next there): visits counted; with playouts, the leaf's value summed
-    into each edge's worth; with a valuing leaf, each chance node on the path valued
-    again from its children, deepest first."""
+def _backup(i, w, probs, valued, tree, walk):
+    """Walk w's leaf carried up its path in tree i (values: the pending codes' values,
+    for whoever throws next there): with playouts, the leaf's value summed into each
+    edge's worth; with a valuing leaf, the new decision node's moves valued and each
+    chance node on the path valued again from its children, deepest first."""
     (c_code, c_n, c_tn, c_child, c_init, c_v, n_chance, d_count, d_next, d_info, d_child,
      d_n, d_w, d_p, d_visits, n_decision) = tree
     path, depth, kind, leaf, pending, pending_count, values = walk
+    if kind[w] == COLLIDED:
+        return
     v = 0.0   # with playouts: the value, for whoever throws at the chance node below
-    if kind[i] == SINGLE:
-        v = values[i, 0]
-        c_n[i, leaf[i, 1]] += 1.0
+    if kind[w] == SINGLE:
+        v = values[w, 0]
         if valued:   # a path too deep: the leaf values the chance node itself
-            c_init[i, leaf[i, 1]] = v
-    elif kind[i] == PRIOR:
-        d, c, t = leaf[i, 0], leaf[i, 1], leaf[i, 2]
+            c_init[i, leaf[w, 1]] = v
+    elif kind[w] == PRIOR:
+        d = leaf[w, 0]
         best, total = -np.inf, 0.0
         for j in range(d_count[i, d]):
-            d_w[i, d, j] = worth(d_info[i, d, j], values[i, j])
+            d_w[i, d, j] = worth(d_info[i, d, j], values[w, j])
             best = max(best, d_w[i, d, j])
         for j in range(d_count[i, d]):
             d_p[i, d, j] = np.exp((d_w[i, d, j] - best) / PRIOR_TEMPERATURE)
@@ -233,11 +258,8 @@ def _backup(i, probs, valued, tree, walk):
         for j in range(d_count[i, d]):
             d_p[i, d, j] /= total
         d_visits[i, d] = 1.0
-        if c >= 0:
-            c_n[i, c] += 1.0
-            c_tn[i, c, t] += 1.0
-    for k in range(depth[i] - 1, -1, -1):
-        d, j, c, t = path[i, k, 0], path[i, k, 1], path[i, k, 2], path[i, k, 3]
+    for k in range(depth[w] - 1, -1, -1):
+        d, j = path[w, k, 0], path[w, k, 1]
         if valued:
             below = d_child[i, d, j]
             if below >= 0:
@@ -245,11 +267,6 @@ def _backup(i, probs, valued, tree, walk):
         else:
             v = worth(d_info[i, d, j], v)   # 1 for a move that won
             d_w[i, d, j] += v
-        d_n[i, d, j] += 1.0
-        d_visits[i, d] += 1.0
-        if c >= 0:
-            c_n[i, c] += 1.0
-            c_tn[i, c, t] += 1.0
 
 
 @njit(cache=True)
@@ -274,31 +291,47 @@ def playout(moves, mirror, throws, cum_probs, max_moves, code, key):
     return 0.5
 
 
-@njit(parallel=True, cache=True)
-def _select_all(moves, mirror, throws, probs, tree, walk):
-    for i in prange(len(walk[2])):   # walk[2]: the kind of leaf, one per tree
-        _select(i, moves, mirror, throws, probs, True, tree, walk)
+@njit(cache=True)
+def _select_tree(i, moves, mirror, throws, probs, tree, walk, leaves, now):
+    """The step's walks of tree i: `now` of its `leaves` (the others select nothing)."""
+    for w in range(i * leaves, (i + 1) * leaves):
+        if w < i * leaves + now:
+            _select(i, w, moves, mirror, throws, probs, True, tree, walk)
+        else:
+            walk[2][w], walk[5][w] = COLLIDED, 0   # kind of leaf, pending_count
+
+
+@njit(cache=True)
+def _backup_tree(i, probs, tree, walk, leaves):
+    for w in range(i * leaves, (i + 1) * leaves):
+        _backup(i, w, probs, True, tree, walk)
 
 
 @njit(parallel=True, cache=True)
-def _backup_all(probs, tree, walk):
-    for i in prange(len(walk[2])):   # walk[2]: the kind of leaf, one per tree
-        _backup(i, probs, True, tree, walk)
+def _select_all(moves, mirror, throws, probs, tree, walk, leaves, now):
+    for i in prange(len(walk[2]) // leaves):   # walk[2]: the kind of leaf, one per walk
+        _select_tree(i, moves, mirror, throws, probs, tree, walk, leaves, now)
+
+
+@njit(parallel=True, cache=True)
+def _backup_all(probs, tree, walk, leaves):
+    for i in prange(len(walk[2]) // leaves):
+        _backup_tree(i, probs, tree, walk, leaves)
 
 
 # The same on the calling thread, for a few trees: a parallel region's threads wait
 # for cores that the network's own threads may hold, which cost a single tree (a move
 # of `tabula play`) up to 20 ms a step.
 @njit(cache=True)
-def _select_each(moves, mirror, throws, probs, tree, walk):
-    for i in range(len(walk[2])):
-        _select(i, moves, mirror, throws, probs, True, tree, walk)
+def _select_each(moves, mirror, throws, probs, tree, walk, leaves, now):
+    for i in range(len(walk[2]) // leaves):
+        _select_tree(i, moves, mirror, throws, probs, tree, walk, leaves, now)
 
 
 @njit(cache=True)
-def _backup_each(probs, tree, walk):
-    for i in range(len(walk[2])):
-        _backup(i, probs, True, tree, walk)
+def _backup_each(probs, tree, walk, leaves):
+    for i in range(len(walk[2]) // leaves):
+        _backup_tree(i, probs, tree, walk, leaves)
 
 
 FEW_TREES = 8   # searched on the calling thread (above)
@@ -312,11 +345,11 @@ def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree
     path, depth, kind, leaf, pending, pending_count, values = walk
     for i in prange(len(kind)):
         for sim in range(first, sims):
-            _select(i, moves, mirror, throws, probs, False, tree, walk)
+            _select(i, i, moves, mirror, throws, probs, False, tree, walk)
             if kind[i] == SINGLE:
                 values[i, 0] = playout(moves, mirror, throws, cum_probs, max_moves,
                                        pending[i, 0], stream_key(keys[i], sim))
-            _backup(i, probs, False, tree, walk)
+            _backup(i, i, probs, False, tree, walk)
 
 
 @njit(cache=True)
@@ -333,30 +366,31 @@ def _root_values(tree, valued):
     return out
 
 
-def trees_at_once(game, sims: int) -> int:
+def trees_at_once(game, sims: int, leaves: int = 1) -> int:
     """How many trees fit in TREE_BYTES."""
     per_node = game.max_moves * (8 * 6 + 4) + 8 * (4 + len(game.throws)) + 4 * len(game.throws)
-    return max(1, TREE_BYTES // (per_node * (sims + 2)))
+    return max(1, TREE_BYTES // (per_node * (sims + leaves + 2)))
 
 
 def search(game, counts, next_codes, infos, keys, sims: int, leaf=None,
-           seconds: float | None = None):
+           seconds: float | None = None, leaves: int = 1):
     """Search each decision (decision form, eval.search) with `sims` simulations.
     keys: one uint64 random key per decision (its playouts). leaf: None for random
     playouts, else codes -> values for whoever throws next there. seconds: a time
     limit for the whole call, after which no simulation step starts (at least one
     runs); the search then depends on the machine's speed, and a game no longer
-    replays exactly. Returns the visits and the value (the mover's worth) of every
-    root move, each (n, max_moves), zero beyond a row's count."""
+    replays exactly. leaves: with a valuing leaf, the walks of a tree in one step (one
+    call of `leaf` values them all). Returns the visits and the value (the mover's
+    worth) of every root move, each (n, max_moves), zero beyond a row's count."""
     n = len(counts)
     visits, values = np.zeros((n, game.max_moves)), np.zeros((n, game.max_moves))
-    step = trees_at_once(game, sims)
+    step = trees_at_once(game, sims, leaves)
     deadline = None if seconds is None else time.monotonic() + seconds
     for s in range(0, n, step):
         part = slice(s, min(n, s + step))
         visits[part], values[part] = _search_trees(game, counts[part], next_codes[part],
                                                    infos[part], keys[part], sims, leaf,
-                                                   deadline)
+                                                   deadline, leaves if leaf else 1)
     return visits, values
 
 
@@ -364,8 +398,8 @@ def _in_time(deadline) -> bool:
     return deadline is None or time.monotonic() < deadline
 
 
-def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline):
-    n, m, nodes, throws = len(counts), game.max_moves, sims + 2, len(game.throws)
+def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline, leaves):
+    n, m, nodes, throws = len(counts), game.max_moves, sims + leaves + 2, len(game.throws)
     d_count = np.zeros((n, nodes), dtype=np.int64)
     d_next = np.zeros((n, nodes, m), dtype=np.int64)
     d_info = np.zeros((n, nodes, m), dtype=np.int64)
@@ -377,11 +411,12 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline):
             d_count, d_next, d_info, np.full((n, nodes, m), -1, dtype=np.int32),  # decision
             d_n, np.zeros((n, nodes, m)), np.zeros((n, nodes, m)), np.zeros((n, nodes)),
             np.ones(n, dtype=np.int64))
-    pending, pending_count, values = (np.zeros((n, m), dtype=np.int64),
-                                      np.zeros(n, dtype=np.int64), np.zeros((n, m)))
-    kind = np.zeros(n, dtype=np.int64)
-    walk = (np.zeros((n, MAX_DEPTH, 4), dtype=np.int64), np.zeros(n, dtype=np.int64), kind,
-            np.zeros((n, 3), dtype=np.int64), pending, pending_count, values)
+    walks = n * leaves
+    pending, pending_count, values = (np.zeros((walks, m), dtype=np.int64),
+                                      np.zeros(walks, dtype=np.int64), np.zeros((walks, m)))
+    kind = np.zeros(walks, dtype=np.int64)
+    walk = (np.zeros((walks, MAX_DEPTH, 4), dtype=np.int64), np.zeros(walks, dtype=np.int64),
+            kind, np.zeros((walks, 3), dtype=np.int64), pending, pending_count, values)
     probs = np.asarray(game.probs, dtype=np.float64)
     keys = np.asarray(keys, dtype=np.uint64)
     if leaf is None:
@@ -396,12 +431,13 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline):
         slots = np.arange(m)
         select, backup = (_select_each, _backup_each) if n <= FEW_TREES else \
             (_select_all, _backup_all)
-        for _ in range(sims):
-            select(game.moves, game.mirror, game.throws, probs, tree, walk)
-            live = (slots < pending_count[:, None]) & (kind != TERMINAL)[:, None]
+        for done in range(0, sims, leaves):
+            select(game.moves, game.mirror, game.throws, probs, tree, walk, leaves,
+                   min(leaves, sims - done))
+            live = slots < pending_count[:, None]
             if live.any():
                 values[live] = leaf(pending[live])
-            backup(probs, tree, walk)
+            backup(probs, tree, walk, leaves)
             if not _in_time(deadline):
                 break
     return d_n[:, 0].copy(), _root_values(tree, leaf is not None)

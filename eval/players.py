@@ -9,9 +9,11 @@ index of its chosen move for each. Specs, as typed on the command line:
   perfect              the best move by the table (needs a table)
   net:MODEL.onnx       the best afterstate by the network
   net+search:MODEL.onnx  one throw of expectimax over the network
-  mcts:SIMS[/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py); LEAF:
-                       playout (the default), heuristic, or MODEL.onnx; SIMS/Tms
-                       (mcts:5000/20ms) stops a search after T milliseconds too
+  mcts:SIMS[xL][/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py);
+                       LEAF: playout (the default), heuristic, or MODEL.onnx; xL
+                       (mcts:2000x16:MODEL.onnx): a valuing leaf values L leaves of the
+                       tree at once; /Tms (mcts:5000/20ms) stops a search after T
+                       milliseconds too
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -90,22 +92,26 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         return mcts_player(spec, game, arg, model)
     raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
                       "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx, "
-                      "mcts:SIMS[/Tms][:LEAF]")
+                      "mcts:SIMS[xL][/Tms][:LEAF]")
 
 
 MAX_SIMS = 1_000_000
 MAX_MS = 600_000
+MAX_LEAVES = 1024
 
 
 def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
-    """mcts:SIMS[/Tms][:LEAF]: each decision searched by eval.mcts; its random playouts
+    """mcts:SIMS[xL][/Tms][:LEAF]: each decision searched by eval.mcts; its random playouts
     drawn from the decision's random number, so a game replays exactly. searched:
     called with (counts, next_codes, infos, visits, values) of each batch searched (the
     labels of tabula/search_data.py)."""
     from .mcts import best_moves, search
     budget, _, leaf_name = arg.partition(":")
-    sims, seconds = _search_budget(budget)
+    sims, leaves, seconds = _search_budget(budget)
     leaf_name = leaf_name or "playout"
+    if leaves > 1 and leaf_name == "playout":
+        raise PlayerError(f"{spec}: xL values several leaves at once, for a heuristic or "
+                          "network leaf; playouts run one simulation at a time")
     sha256 = None
     if leaf_name == "playout":
         leaf = None
@@ -122,7 +128,7 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     def choose(codes, counts, next_codes, infos, rand):
         keys = (rand * 2.0 ** 53).astype(np.uint64)
         visits, values = search(game, counts, next_codes, infos, keys, sims, leaf,
-                                player.seconds)
+                                player.seconds, leaves)
         if searched is not None:
             searched(counts, next_codes, infos, visits, values)
         return best_moves(counts, visits, values, by_value=leaf is not None)
@@ -130,18 +136,24 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     return player
 
 
-def _search_budget(text: str) -> tuple[int, float | None]:
-    """'1000' or '5000/20ms' as (simulations, seconds or None)."""
-    sims, slash, ms = text.partition("/")
+def _search_budget(text: str) -> tuple[int, int, float | None]:
+    """'1000', '2000x16' or '5000/20ms' as (simulations, leaves a step, seconds or
+    None)."""
+    sims_leaves, slash, ms = text.partition("/")
+    sims, x, leaves = sims_leaves.partition("x")
     if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:
         raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
                           f"(mcts:1000 or mcts:1000:MODEL.onnx), not {sims!r}")
+    if x and not (leaves.isdigit() and 1 <= int(leaves) <= MAX_LEAVES):
+        raise PlayerError(f"mcts takes leaves valued at once from 1 to {MAX_LEAVES} "
+                          f"(mcts:2000x16:MODEL.onnx), not {leaves!r}")
+    leaves = int(leaves) if x else 1
     if not slash:
-        return int(sims), None
+        return int(sims), leaves, None
     if not (ms.endswith("ms") and ms[:-2].isdigit() and 1 <= int(ms[:-2]) <= MAX_MS):
         raise PlayerError(f"mcts takes a time limit a move in milliseconds, 1 to "
                           f"{MAX_MS:,} (mcts:5000/20ms), not {ms!r}")
-    return int(sims), int(ms[:-2]) / 1000
+    return int(sims), leaves, int(ms[:-2]) / 1000
 
 
 def _win_column(values):

@@ -20,10 +20,11 @@ from tabula.games.game import move_worths
 from tabula.games.loop import advance
 from tabula.infra.errors import TabulaError
 
-# The Master's search without a table: simulations a move, and a time limit that keeps a
-# reply of the web app under 50 ms (benchmarks/bench_serve.py: issue 22).
-MASTER_SIMS, MASTER_MS = 5000, 20
-MASTER_SEARCH = f"mcts:{MASTER_SIMS}/{MASTER_MS}ms"
+# The Master's search without a table: simulations a move, leaves valued a network call
+# (six times the simulations of one leaf a call in the same time: docs/BENCHMARKS.md),
+# and a time limit that keeps a reply of the web app under 50 ms (bench_serve.py).
+MASTER_SIMS, MASTER_LEAVES, MASTER_MS = 5000, 16, 20
+MASTER_SEARCH = f"mcts:{MASTER_SIMS}x{MASTER_LEAVES}/{MASTER_MS}ms"
 REPLY_MS = 32    # all the computer's searches in one reply (Ur: a rosette throws again)
 LEAST_MS = 2     # a search's time when the reply's is spent
 # A person's decision by the winning chance it gave away, in points (best: none at all);

@@ -49,6 +49,36 @@ def test_with_the_exact_values_as_leaf_the_search_is_exact_at_every_size(ur2):
         assert (visits.sum(axis=1) == sims - 1).all()   # the first values the root
 
 
+def test_leaves_valued_together_keep_the_search_exact_in_fewer_calls(ur2):
+    """Several leaves of a tree valued in one call (the spec's xL): with exact values
+    the search stays exact, a step's walks turn apart (most of them find a new node
+    to value, few collide), and one tree makes ceil(sims / L) calls; x1 is the plain
+    search, visit for visit."""
+    game = ur2.game
+    _, counts, nxt, infos = decisions(game, 40)
+    exact = decision_worths(game, counts, nxt, infos, 0, ur2.values)
+    legal = np.arange(game.max_moves) < counts[:, None]
+    keys = np.arange(len(counts), dtype=np.uint64)
+    for leaves in (4, 16):
+        visits, values = search(game, counts, nxt, infos, keys, 200, ur2.values,
+                                leaves=leaves)
+        assert np.abs(np.where(legal, values - exact, 0)).max() < 1e-6
+    valued = []
+
+    def counting(codes):
+        valued.append(len(codes))
+        return ur2.values(codes)
+    for i in range(len(counts)):
+        valued.clear()
+        search(game, counts[i:i + 1], nxt[i:i + 1], infos[i:i + 1], keys[i:i + 1], 64,
+               counting, leaves=16)
+        assert len(valued) == 4 and valued[0] == counts[i]   # the first: the root alone
+        assert min(valued[1:]) >= 8   # then the walks of a step value apart
+    plain = search(game, counts, nxt, infos, keys, 50, ur2.values)
+    one = search(game, counts, nxt, infos, keys, 50, ur2.values, leaves=1)
+    assert all(np.array_equal(a, b) for a, b in zip(plain, one))
+
+
 def test_more_simulations_give_away_less(ur2):
     """Exact regret over 100 games: random playouts with 300 simulations a move
     against 10, and the heuristic as leaf against the heuristic alone."""
@@ -102,7 +132,9 @@ def test_a_time_limit_stops_the_search_and_a_loose_one_changes_nothing(ur2):
 
 @pytest.mark.parametrize("spec", ["mcts", "mcts:0", "mcts:x", "mcts:2000000",
                                   "mcts:10:nope.onnx", "mcts:10/", "mcts:10/5",
-                                  "mcts:10/0ms", "mcts:10/5s", "mcts:/5ms"])
+                                  "mcts:10/0ms", "mcts:10/5s", "mcts:/5ms", "mcts:10x0",
+                                  "mcts:10x:heuristic", "mcts:10x2000:heuristic",
+                                  "mcts:10x4"])
 def test_bad_specs_are_one_line(spec):
     with pytest.raises(PlayerError if "onnx" not in spec else Exception) as caught:
         make_player(spec, get_game("ur", 2))

@@ -8,9 +8,9 @@ from .common import (UsageError, add_game_arguments, add_table_argument, check_o
                      game_from_args, open_table, print_json_or_text, seed)
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
-               "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[/Tms][:LEAF] (tree "
-               "search of SIMS simulations a move, at most T ms if given; LEAF: playout, "
-               "heuristic or MODEL.onnx)")
+               "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[xL][/Tms][:LEAF] (tree "
+               "search of SIMS simulations a move, L leaves valued in one call, at most "
+               "T ms if given; LEAF: playout, heuristic or MODEL.onnx)")
 
 
 def add_parser(sub):
