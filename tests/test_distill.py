@@ -96,8 +96,11 @@ def test_shipped_recipes_load():
     from pathlib import Path
     folder = Path(__file__).resolve().parent.parent / "configs" / "distill"
     recipes = {path.stem: load_recipe(path) for path in folder.glob("*.yaml")}
-    assert sorted(recipes) == ["einstein3", "einstein6"]
+    assert sorted(recipes) == ["einstein3", "einstein6", "einstein6-strong"]
     assert recipes["einstein6"]["pieces"] == 6 and recipes["einstein6"]["table"] is None
+    strong = recipes["einstein6-strong"]   # taught by a search over the shipped network
+    assert strong["distill"]["teacher"] == "mcts:400:models/einstein6.onnx"
+    assert strong["train"]["model"]["init_from"] == "models/einstein6.onnx"
     assert recipes["einstein3"]["table"] == "tables/einstein-5x5-3.h5"
 
 
