@@ -74,7 +74,7 @@ class CubeSession(Session):
 
     LABELS = CUBE_LABELS
     LOSS_SCALE, LOSS_DIGITS, LOSS_UNIT = 1.0, 3, "points of equity at the cube's value"
-    UNDONE = Session.UNDONE + ("cube", "owner")
+    UNDONE = Session.UNDONE + ("cube", "owner", "offered", "cube_said")
 
     def __post_init__(self):
         super().__post_init__()

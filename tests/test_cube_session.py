@@ -131,19 +131,32 @@ def test_the_computer_doubles_and_the_person_must_answer(table):
 
 
 def test_undo_puts_the_cube_back(table):
-    s = start_cube_session(table.game, "master", seed=2, table=table)
-    s.computer_turns()
-    s.double()   # the computer answers at once
-    if s.over:
-        pytest.skip("the computer passed")
-    s.roll()
-    before = (s.code, s.cube, s.owner, s.throw)
-    s.play(0)
-    s.computer_turns()
-    if s.over:
-        pytest.skip("the game ended")
-    s.undo()
-    assert (s.code, s.cube, s.owner, s.throw) == before and s.phase == "move"
+    """A move taken back after the computer's turns puts back the cube as it was then,
+    a double of the computer's waiting for an answer included."""
+    undone = set()
+    for seed in range(60):
+        s = start_cube_session(table.game, "master", seed=seed, table=table)
+        while not s.over:
+            if s.phase == "take":
+                s.answer(take=True)
+            s.computer_turns()
+            if s.over or s.phase == "take":
+                continue
+            s.roll()
+            if s.throw is None:
+                continue
+            before = (s.code, s.cube, s.owner, s.throw, s.offered)
+            s.play(0)
+            s.computer_turns()
+            if s.over:
+                break
+            undone.add("double waiting" if s.offered else "cube taken" if s.cube > 1
+                       else "plain")
+            s.undo()
+            assert (s.code, s.cube, s.owner, s.throw, s.offered) == before
+            assert s.phase == "move"
+            s.play(0)
+    assert "double waiting" in undone
 
 
 def test_the_review_counts_checker_play_and_the_cube_apart(table):
