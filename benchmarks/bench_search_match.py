@@ -68,13 +68,16 @@ def main():
     parser.add_argument("--leaves", type=int, default=1,
                         help="leaves of a tree the network values in one call (the spec's "
                              "xL; default 1)")
+    parser.add_argument("--playouts", type=int, default=0,
+                        help="random playouts mixed into each position the network values "
+                             "(the leaf's +K; default 0)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if not (math.isfinite(args.ms) and args.ms > 0) or min(args.pairs, args.decisions,
-                                                            args.leaves) < 1:
+                                                            args.leaves) < 1 or args.playouts < 0:
         from tabula.infra.errors import TabulaError
         raise TabulaError("--ms must be a positive number of milliseconds, --pairs, "
-                          "--decisions and --leaves at least 1")
+                          "--decisions and --leaves at least 1, --playouts not negative")
     import numba
 
     from tabula.eval.measures import match
@@ -85,7 +88,8 @@ def main():
     numba.set_num_threads(1)
     decisions = met_in_play(game, args.decisions, args.seed)
     batch = f"x{args.leaves}" if args.leaves > 1 else ""
-    leaves = {"net": f"{batch}:{model.path}", "playout": ""}
+    mixed = f"+{args.playouts}" if args.playouts else ""
+    leaves = {"net": f"{batch}:{model.path}{mixed}", "playout": ""}
     timed, budgets = [], {}
     for leaf, sims in PROBE_SIMS.items():
         for _ in range(2):   # probed, then again at the budget found (big trees cost more)

@@ -20,7 +20,9 @@ Leaves, by the spec's LEAF:
             whose visits lag its probability most (argmax p_t (N + 1) - n_t), so
             throws are visited in proportion to their chances, not sampled. The move
             played is the root's most visited.
-  heuristic, or a network (a path to an .onnx model)
+  heuristic, or a network (a path to an .onnx model), either with +K: each position's
+            value mixed half and half with the mean of K random playouts from it (as
+            AlphaGo mixed its value network with rollouts)
             Expectimax over the tree grown so far, grown by PUCT: a simulation adds
             one decision node and values all its moves at once by the leaf (one
             batched call), with priors P = softmax(worth / PRIOR_TEMPERATURE). Values
@@ -60,6 +62,7 @@ MAX_DEPTH = 64            # decision nodes on a path; deeper, the chance node is
 MAX_PLAYOUT = 5000        # plies of a random playout before it is called a draw (0.5)
 TREE_BYTES = 256 << 20    # memory of the trees searched at once, at most
 PLAYOUT_CHUNK = 64        # playout simulations between looks at the clock (a time limit)
+PLAYOUT_MIX = 0.5         # a valuing leaf's share of a value mixed with playouts (LEAF+K)
 
 SINGLE, TERMINAL, PRIOR, COLLIDED = 0, 1, 2, 3   # what a simulation's leaf is: a chance
     # node, a win, a decision node (valued with all its moves), or nothing (a node that
@@ -337,6 +340,32 @@ def _backup_each(probs, tree, walk, leaves):
 FEW_TREES = 8   # searched on the calling thread (above)
 
 
+@njit(cache=True)
+def _mix_walk(w, moves, mirror, throws, cum_probs, max_moves, walk, keys, leaves, step, k):
+    """Walk w's pending values mixed with the mean of k random playouts from each code,
+    keyed by its tree, the step, the walk and the slot (so a search replays)."""
+    path, depth, kind, leaf, pending, pending_count, values = walk
+    for j in range(pending_count[w]):
+        total = 0.0
+        for r in range(k):
+            stream = ((step * leaves + w % leaves) * max_moves + j) * k + r
+            total += playout(moves, mirror, throws, cum_probs, max_moves, pending[w, j],
+                             stream_key(keys[w // leaves], stream))
+        values[w, j] = PLAYOUT_MIX * values[w, j] + (1.0 - PLAYOUT_MIX) * total / k
+
+
+@njit(parallel=True, cache=True)
+def _mix_all(moves, mirror, throws, cum_probs, max_moves, walk, keys, leaves, step, k):
+    for w in prange(len(walk[2])):
+        _mix_walk(w, moves, mirror, throws, cum_probs, max_moves, walk, keys, leaves, step, k)
+
+
+@njit(cache=True)
+def _mix_each(moves, mirror, throws, cum_probs, max_moves, walk, keys, leaves, step, k):
+    for w in range(len(walk[2])):
+        _mix_walk(w, moves, mirror, throws, cum_probs, max_moves, walk, keys, leaves, step, k)
+
+
 @njit(parallel=True, cache=True)
 def _search_by_playouts(moves, mirror, throws, probs, cum_probs, max_moves, tree, walk, keys,
                         first, sims):
@@ -373,15 +402,16 @@ def trees_at_once(game, sims: int, leaves: int = 1) -> int:
 
 
 def search(game, counts, next_codes, infos, keys, sims: int, leaf=None,
-           seconds: float | None = None, leaves: int = 1):
+           seconds: float | None = None, leaves: int = 1, playouts: int = 0):
     """Search each decision (decision form, eval.search) with `sims` simulations.
     keys: one uint64 random key per decision (its playouts). leaf: None for random
     playouts, else codes -> values for whoever throws next there. seconds: a time
     limit for the whole call, after which no simulation step starts (at least one
     runs); the search then depends on the machine's speed, and a game no longer
     replays exactly. leaves: with a valuing leaf, the walks of a tree in one step (one
-    call of `leaf` values them all). Returns the visits and the value (the mover's
-    worth) of every root move, each (n, max_moves), zero beyond a row's count."""
+    call of `leaf` values them all); playouts: K of LEAF+K (0: none). Returns the
+    visits and the value (the mover's worth) of every root move, each (n, max_moves),
+    zero beyond a row's count."""
     n = len(counts)
     visits, values = np.zeros((n, game.max_moves)), np.zeros((n, game.max_moves))
     step = trees_at_once(game, sims, leaves)
@@ -390,7 +420,7 @@ def search(game, counts, next_codes, infos, keys, sims: int, leaf=None,
         part = slice(s, min(n, s + step))
         visits[part], values[part] = _search_trees(game, counts[part], next_codes[part],
                                                    infos[part], keys[part], sims, leaf,
-                                                   deadline, leaves if leaf else 1)
+                                                   deadline, leaves if leaf else 1, playouts)
     return visits, values
 
 
@@ -398,7 +428,8 @@ def _in_time(deadline) -> bool:
     return deadline is None or time.monotonic() < deadline
 
 
-def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline, leaves):
+def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline, leaves,
+                  playouts):
     n, m, nodes, throws = len(counts), game.max_moves, sims + leaves + 2, len(game.throws)
     d_count = np.zeros((n, nodes), dtype=np.int64)
     d_next = np.zeros((n, nodes, m), dtype=np.int64)
@@ -419,9 +450,9 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline, l
             kind, np.zeros((walks, 3), dtype=np.int64), pending, pending_count, values)
     probs = np.asarray(game.probs, dtype=np.float64)
     keys = np.asarray(keys, dtype=np.uint64)
+    cum_probs = cumulative(probs)
     if leaf is None:
         chunk = sims if deadline is None else PLAYOUT_CHUNK
-        cum_probs = cumulative(probs)
         for first in range(0, sims, chunk):
             _search_by_playouts(game.moves, game.mirror, game.throws, probs, cum_probs, m,
                                 tree, walk, keys, first, min(sims, first + chunk))
@@ -429,14 +460,17 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline, l
                 break
     else:
         slots = np.arange(m)
-        select, backup = (_select_each, _backup_each) if n <= FEW_TREES else \
-            (_select_all, _backup_all)
-        for done in range(0, sims, leaves):
+        select, backup, mix = (_select_each, _backup_each, _mix_each) if n <= FEW_TREES \
+            else (_select_all, _backup_all, _mix_all)
+        for step, done in enumerate(range(0, sims, leaves)):
             select(game.moves, game.mirror, game.throws, probs, tree, walk, leaves,
                    min(leaves, sims - done))
             live = slots < pending_count[:, None]
             if live.any():
                 values[live] = leaf(pending[live])
+                if playouts:
+                    mix(game.moves, game.mirror, game.throws, cum_probs, m, walk, keys,
+                        leaves, step, playouts)
             backup(probs, tree, walk, leaves)
             if not _in_time(deadline):
                 break

@@ -10,7 +10,8 @@ index of its chosen move for each. Specs, as typed on the command line:
   net:MODEL.onnx       the best afterstate by the network
   net+search:MODEL.onnx  one throw of expectimax over the network
   mcts:SIMS[xL][/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py);
-                       LEAF: playout (the default), heuristic, or MODEL.onnx; xL
+                       LEAF: playout (the default), heuristic, or MODEL.onnx, the
+                       last two with +K to mix in K random playouts a position; xL
                        (mcts:2000x16:MODEL.onnx): a valuing leaf values L leaves of the
                        tree at once; /Tms (mcts:5000/20ms) stops a search after T
                        milliseconds too
@@ -98,6 +99,7 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
 MAX_SIMS = 1_000_000
 MAX_MS = 600_000
 MAX_LEAVES = 1024
+MAX_PLAYOUTS = 10_000   # K of LEAF+K
 
 
 def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
@@ -108,10 +110,10 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     from .mcts import best_moves, search
     budget, _, leaf_name = arg.partition(":")
     sims, leaves, seconds = _search_budget(budget)
-    leaf_name = leaf_name or "playout"
-    if leaves > 1 and leaf_name == "playout":
-        raise PlayerError(f"{spec}: xL values several leaves at once, for a heuristic or "
-                          "network leaf; playouts run one simulation at a time")
+    leaf_name, playouts = _mixed_leaf(leaf_name or "playout")
+    if (leaves > 1 or playouts) and leaf_name == "playout":
+        raise PlayerError(f"{spec}: xL and +K are for a heuristic or network leaf; "
+                          "playouts run one simulation at a time")
     sha256 = None
     if leaf_name == "playout":
         leaf = None
@@ -128,12 +130,24 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     def choose(codes, counts, next_codes, infos, rand):
         keys = (rand * 2.0 ** 53).astype(np.uint64)
         visits, values = search(game, counts, next_codes, infos, keys, sims, leaf,
-                                player.seconds, leaves)
+                                player.seconds, leaves, playouts)
         if searched is not None:
             searched(counts, next_codes, infos, visits, values)
         return best_moves(counts, visits, values, by_value=leaf is not None)
     player = Player(spec, game, choose, sha256, seconds)
     return player
+
+
+def _mixed_leaf(text: str) -> tuple[str, int]:
+    """'MODEL.onnx+32' as ('MODEL.onnx', 32): the leaf, and the random playouts a
+    position mixed into its values (0: none)."""
+    name, plus, count = text.rpartition("+")
+    if not plus:
+        return text, 0
+    if not (count.isdigit() and 1 <= int(count) <= MAX_PLAYOUTS):
+        raise PlayerError(f"mcts takes random playouts mixed into a leaf from 1 to "
+                          f"{MAX_PLAYOUTS:,} (mcts:200:MODEL.onnx+32), not {count!r}")
+    return name, int(count)
 
 
 def _search_budget(text: str) -> tuple[int, int, float | None]:

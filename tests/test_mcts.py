@@ -134,7 +134,8 @@ def test_a_time_limit_stops_the_search_and_a_loose_one_changes_nothing(ur2):
                                   "mcts:10:nope.onnx", "mcts:10/", "mcts:10/5",
                                   "mcts:10/0ms", "mcts:10/5s", "mcts:/5ms", "mcts:10x0",
                                   "mcts:10x:heuristic", "mcts:10x2000:heuristic",
-                                  "mcts:10x4"])
+                                  "mcts:10x4", "mcts:10:heuristic+0", "mcts:10:heuristic+x",
+                                  "mcts:10:playout+8", "mcts:10:heuristic+20000"])
 def test_bad_specs_are_one_line(spec):
     with pytest.raises(PlayerError if "onnx" not in spec else Exception) as caught:
         make_player(spec, get_game("ur", 2))
@@ -178,3 +179,24 @@ def test_a_race_is_measured_without_the_cube_by_its_cubeless_chances(ur2, tmp_pa
     assert main(["eval", "regret", "ur", "--pieces", "2", "--table", str(ur2.path),
                  "--cubeless", "--player", "random"]) == 2
     assert "--cubeless is for races" in capsys.readouterr().err
+
+
+def test_playouts_mixed_into_a_valuing_leaf_replay_and_change_its_values(ur2):
+    """LEAF+K: each position the leaf values also gets the mean of K random playouts,
+    half and half; the same keys give the same search, other keys another, and the
+    values move from the leaf's alone."""
+    game = ur2.game
+    _, counts, nxt, infos = decisions(game, 30)
+    keys = np.arange(len(counts), dtype=np.uint64)
+    plain = search(game, counts, nxt, infos, keys, 60, ur2.values, leaves=4)
+    mixed = search(game, counts, nxt, infos, keys, 60, ur2.values, leaves=4, playouts=8)
+    again = search(game, counts, nxt, infos, keys, 60, ur2.values, leaves=4, playouts=8)
+    other = search(game, counts, nxt, infos, keys + 99, 60, ur2.values, leaves=4,
+                   playouts=8)
+    assert all(np.array_equal(a, b) for a, b in zip(mixed, again))
+    assert not np.array_equal(mixed[1], other[1])
+    legal = np.arange(game.max_moves) < counts[:, None]
+    moved = np.abs(np.where(legal, mixed[1] - plain[1], 0)).max()
+    assert 0.01 < moved < 0.6   # half a value from playouts: moved, but not replaced
+    player = make_player("mcts:50x4:heuristic+8", game)
+    assert regret(ur2, player, 20, 1).summary["games"] == 20

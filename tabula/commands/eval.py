@@ -10,7 +10,8 @@ from .common import (UsageError, add_game_arguments, add_table_argument, check_o
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
                "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[xL][/Tms][:LEAF] (tree "
                "search of SIMS simulations a move, L leaves valued in one call, at most "
-               "T ms if given; LEAF: playout, heuristic or MODEL.onnx)")
+               "T ms if given; LEAF: playout, heuristic or MODEL.onnx, the last two with "
+               "+K to mix in K random playouts a position)")
 
 
 def add_parser(sub):
