@@ -20,16 +20,16 @@ def play_cube_game(session: CubeSession, console: Console):
         _say(console, session.computer_turns())
         if session.over:
             break
-        console.say()
-        console.say(game.presentation.board(session.code, first_to_throw=session.seat == 0))
-        console.say(f"  {_cube_text(session)}; {names[session.seat]} to roll")
         if session.phase == "take":
+            if session.seat not in session.humans:   # the board the computer doubled on
+                _board(console, session)
             answer = _ask(console, session, f"{names[1 - session.seat]}: t to take, p to "
                                             "pass, ? for the hint, q to quit: ", ("t", "p"))
             if answer is None:
                 return None
             _say(console, session.answer(answer == "t"))
             continue
+        _board(console, session)
         if session.can_double:
             answer = _ask(console, session, f"{names[session.seat]}: d to double, r to roll, "
                                             "? for the cube hint, rules, q to quit: ",
@@ -58,10 +58,13 @@ def _say(console, events):
         console.say(f"  {number}{event['text']}")
 
 
-def _cube_text(session) -> str:
+def _board(console, session):
+    console.say()
+    console.say(session.game.presentation.board(session.code,
+                                                first_to_throw=session.seat == 0))
     where = "centred" if session.owner is None else \
         f"owned by {session.side(session.owner)}"
-    return f"cube at {session.cube}, {where}"
+    console.say(f"  cube at {session.cube}, {where}; {session.side(session.seat)} to roll")
 
 
 def _review(review) -> str:
