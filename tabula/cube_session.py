@@ -17,12 +17,17 @@ from tabula.eval.search import decision_form
 from tabula.games.game import OVER
 from tabula.infra.errors import TabulaError
 
-from .session import Decision, Judge, Session, SessionError
+from .session import Decision, Judge, Session, SessionError, seat_of
 
 # A decision's loss in points of equity: LABELS' 2 and 5 points of winning chance, as
 # equity (2 × chance - 1) counts them
 CUBE_LABELS = (("inaccuracy", 0.0), ("mistake", 0.04), ("blunder", 0.10))
 CUBE_LEVELS = ("journeyman", "master")   # the network, the table's perfect play
+
+
+def cube_levels(table) -> tuple:
+    """The levels the computer plays a game with the cube at: master only with a table."""
+    return CUBE_LEVELS if table is not None else CUBE_LEVELS[:1]
 
 
 @dataclass
@@ -44,15 +49,12 @@ def start_cube_session(game, level: str = "journeyman", side: str | None = None,
     """A money game from a random start: a person plays `side` against the computer at
     `level` (journeyman: the network `model`; master: the table's perfect play), or
     two people play; judged by the table if given, else by the network."""
-    sides = game.presentation.sides
-    side = side or sides[0]
-    if side not in sides:
-        raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
+    seat = seat_of(game, side)
     perfect = table_player(table) if table is not None else None
     network = net_player(model) if model is not None else None
     computer = None
     if not hotseat:
-        if level not in CUBE_LEVELS or (level == "master" and perfect is None):
+        if level not in cube_levels(table):
             raise TabulaError(f"{game.name} is played at level journeyman (the network) or "
                               "master (perfect play: give a table), not at level "
                               f"{level}{' without a table' * (level == 'master')}")
@@ -61,7 +63,7 @@ def start_cube_session(game, level: str = "journeyman", side: str | None = None,
             raise TabulaError(f"no network plays {game.name} with {game.pieces} checkers: "
                               "give a network, or a table for level master")
     judge = cube_judge(perfect, True) or cube_judge(network, False)
-    humans = {0, 1} if hotseat else {sides.index(side)}
+    humans = {0, 1} if hotseat else {seat}
     return CubeSession(game, humans, computer, judge, seed, None if hotseat else level)
 
 
@@ -103,8 +105,7 @@ class CubeSession(Session):
                 "the game is over" if self.over else "a double waits for its answer"
                 if self.offered else "the throw is made" if self.throw is not None
                 else f"{self.side(1 - self.seat)} owns the cube"))
-        self._judge_cube(self.seat, ["no double", f"double to {2 * self.cube}"], 1,
-                         self._double_equities)
+        self._judge_cube(self.seat, 1)
         self.offered = True
         events = [self._event("double", f"{self.says(self.seat, 'doubles', 'double')} "
                                         f"to {2 * self.cube}", cube=2 * self.cube)]
@@ -117,7 +118,7 @@ class CubeSession(Session):
         if self.phase != "take":
             raise SessionError("no double to answer")
         taker = 1 - self.seat
-        self._judge_cube(taker, ["pass", "take"], int(take), self._take_equities)
+        self._judge_cube(taker, int(take))
         self.offered = False
         if take:
             self.cube, self.owner = 2 * self.cube, taker
@@ -129,32 +130,31 @@ class CubeSession(Session):
         return [self._event("pass", f"{self.says(taker, 'passes', 'pass')}"),
                 self._win_event()]
 
-    def _judge_cube(self, seat, options, chosen, equities):
+    def _judge_cube(self, seat, chosen: int):
+        """Record `seat`'s choice of the cube decision at hand, if a person's."""
         if seat in self.humans and self.judge is not None:
-            worths = self.cube * np.array(equities())
+            options, equities = self._cube_decision()
             self.decisions.append(Decision(seat, self.turn + 1, self.code, None,
-                                           [{"text": o} for o in options], chosen, worths))
+                                           [{"text": o} for o in options], chosen,
+                                           self.cube * equities))
 
-    def _equities(self):
-        return self.judge.player.values_of(np.array([self.code]))
-
-    def _double_equities(self) -> list[float]:
-        """For the player on roll, per unit of cube: not doubling, and doubling (the
-        other side then answering well)."""
-        e = self._equities()
-        return [e.no_double(self.cube_state())[0], min(2 * e.no_double(UNAVAILABLE)[0], 1.0)]
-
-    def _take_equities(self) -> list[float]:
-        """For the side facing the double, per unit of cube: passing, and taking."""
-        return [-1.0, -2 * self._equities().no_double(UNAVAILABLE)[0]]
+    def _cube_decision(self) -> tuple[list[str], np.ndarray]:
+        """The cube decision at hand and each choice's equity, per unit of cube: for the
+        player on roll, not doubling and doubling (the other side then answering well);
+        for the side facing a double, passing and taking."""
+        e = self.judge.player.values_of(np.array([self.code]))
+        unavailable = e.no_double(UNAVAILABLE)[0]
+        if self.offered:
+            return ["pass", "take"], np.array([-1.0, -2 * unavailable])
+        return (["no double", f"double to {2 * self.cube}"],
+                np.array([e.no_double(self.cube_state())[0], min(2 * unavailable, 1.0)]))
 
     # -- the throws and moves (Session's, scored with the cube) ---------------
     def roll(self) -> list[dict]:
         if self.offered:
             raise SessionError(f"{self.side(1 - self.seat)} must first take or pass")
         if self.can_double and self.seat in self.humans:   # rolling is not doubling
-            self._judge_cube(self.seat, ["no double", f"double to {2 * self.cube}"], 0,
-                             self._double_equities)
+            self._judge_cube(self.seat, 0)
         events = super().roll()
         self.frames[-1]["cube"], self.cube_said = self.cube_said, None
         return events
@@ -166,10 +166,14 @@ class CubeSession(Session):
         return (next_codes[0, :n], (infos[0, :n] & OVER) != 0,
                 np.full(n, float(self.game.race.win_points(self.code))))
 
-    def _worths(self) -> np.ndarray:
+    def _move_equities(self) -> np.ndarray:
+        """The mover's equity after each current move, per unit of cube."""
         next_codes, overs, win = self._legal()
-        return self.cube * move_equities(self.judge.player.values_of, next_codes, overs,
-                                         self.cube_state(), win)
+        return move_equities(self.judge.player.values_of, next_codes, overs,
+                             self.cube_state(), win)
+
+    def _worths(self) -> np.ndarray:
+        return self.cube * self._move_equities()
 
     def computer_choice(self) -> int:
         if len(self.moves) == 1:
@@ -207,13 +211,9 @@ class CubeSession(Session):
         if self.judge is None:
             raise SessionError("no table or network to judge with")
         if self.phase == "move" and self.moves:
-            equities = self._worths() / self.cube
-            options = [m["text"] for m in self.moves]
-        elif self.phase == "take":
-            equities, options = np.array(self._take_equities()), ["pass", "take"]
-        elif self.can_double:
-            equities = np.array(self._double_equities())
-            options = ["no double", f"double to {2 * self.cube}"]
+            options, equities = [m["text"] for m in self.moves], self._move_equities()
+        elif self.phase == "take" or self.can_double:
+            options, equities = self._cube_decision()
         else:
             raise SessionError("nothing to decide: throw first")
         best = equities.max()
@@ -233,10 +233,6 @@ class CubeSession(Session):
             parts[kind] = {"decisions": len(losses), "wrong": sum(x > TIE for x in losses),
                            "points": float(sum(losses))}
         return review | {"parts": parts}
-
-    def replay(self) -> list[dict]:
-        return [f | {"cube": frame.get("cube")}
-                for f, frame in zip(super().replay(), self.frames)]
 
     def state(self) -> dict:
         return super().state() | {

@@ -143,15 +143,21 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     the computer at `level`, or two people play (`hotseat`); judged by the table if
     given, else by the network `model`. `setup`: the person's arrangement of pieces
     ('312'), in a game whose sides arrange theirs (drawn at random if None)."""
+    seat = seat_of(game, side)
+    computer = None if hotseat else computer_player(game, level, table, model_path, model)
+    humans = {0, 1} if hotseat else {seat}
+    setups = {} if setup is None else {seat: arrangement(game, setup)}
+    return Session(game, humans, computer, make_judge(table, model), seed,
+                   None if hotseat else level, setups=setups)
+
+
+def seat_of(game, side: str | None) -> int:
+    """The seat of the side a person asked for (None: the side that throws first)."""
     sides = game.presentation.sides
     side = side or sides[0]
     if side not in sides:
         raise TabulaError(f"side for {game.name} is {sides[0]} or {sides[1]}, not {side!r}")
-    computer = None if hotseat else computer_player(game, level, table, model_path, model)
-    humans = {0, 1} if hotseat else {sides.index(side)}
-    setups = {} if setup is None else {sides.index(side): arrangement(game, setup)}
-    return Session(game, humans, computer, make_judge(table, model), seed,
-                   None if hotseat else level, setups=setups)
+    return sides.index(side)
 
 
 def arrangement(game, text: str) -> tuple:
@@ -463,11 +469,12 @@ class Session:
                 "better": d.moves[int(np.argmax(d.worths))]["text"]}
 
     def replay(self) -> list[dict]:
-        """Every throw of the game so far, to step through: its number, who threw what,
-        the board before the move, and the move played (None: no legal move)."""
-        return [{"number": f["number"], "side": self.side(f["seat"]), "seat": f["seat"],
-                 "throw": f["throw"], "played": f["played"],
-                 "board": self.game.presentation.board_view(f["code"], f["seat"] == 0)}
+        """Every throw of the game so far, to step through: its frame (its number, who
+        threw what, the move played: None for no legal move, and what a session adds),
+        with the side's name and the board before the move in place of the position."""
+        return [{k: v for k, v in f.items() if k != "code"} | {
+                    "side": self.side(f["seat"]),
+                    "board": self.game.presentation.board_view(f["code"], f["seat"] == 0)}
                 for f in self.frames]
 
     def state(self) -> dict:

@@ -45,7 +45,7 @@ from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
 
-from .cube_session import CUBE_LEVELS, CubeSession, start_cube_session
+from .cube_session import CubeSession, cube_levels, start_cube_session
 from .session import (LEVELS, NoNetworkError, Session, SessionError, playable_pieces,
                       shipped_model, shipped_pieces, start_session)
 
@@ -58,9 +58,7 @@ LOG = logging.getLogger("tabula.web")
 def levels_of(game, table) -> list[str]:
     """The levels the computer plays `game` at (with the cube: the network, and perfect
     play when the table is the game's)."""
-    if not game.capabilities.has_cube:
-        return list(LEVELS)
-    return [level for level in CUBE_LEVELS if level != "master" or table is not None]
+    return list(cube_levels(table) if game.capabilities.has_cube else LEVELS)
 
 
 class Games:

@@ -54,26 +54,20 @@ def _play_with_the_cube(args, game):
     """Races with the doubling cube (bear-offs): a money game (tabula/cube_play.py)."""
     from tabula.cube_play import play_cube_game
     from tabula.cube_session import start_cube_session
-    from tabula.export.model_file import OnnxValueModel
     from tabula.play import Console
-    from tabula.session import playable_pieces, shipped_model
-    if args.pieces is None and not args.model and not args.table:
-        game = get_game(game.name, playable_pieces(game.name, game.rules), game.rules)
-    table = open_table(args) if args.table else None
-    game = table.game if table is not None else game
-    model_path = args.model or shipped_model(game)
-    model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
-                           rules=game.rules) if model_path else None
+    game, table, _, model = _variant_table_and_network(args, game)
     session = start_cube_session(game, args.level, args.side, args.hotseat, args.seed, table,
                                  model)
     play_cube_game(session, Console())
     return 0
 
 
-def build_session(args, game):
-    """The session of `tabula play`: the seats, the computer's player, the judge."""
+def _variant_table_and_network(args, game):
+    """The variant played (the playable pieces when none are asked for, the table's
+    variant with --table), the table, and the network's path and opened model (--model,
+    else the shipped one; None if none)."""
     from tabula.export.model_file import OnnxValueModel
-    from tabula.session import playable_pieces, shipped_model, start_session
+    from tabula.session import playable_pieces, shipped_model
     if args.pieces is None and not args.model and not args.table:
         game = get_game(game.name, playable_pieces(game.name, game.rules), game.rules)
     table = open_table(args) if args.table else None
@@ -82,5 +76,12 @@ def build_session(args, game):
     model_path = args.model or shipped_model(game)
     model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
                            rules=game.rules) if model_path else None
+    return game, table, model_path, model
+
+
+def build_session(args, game):
+    """The session of `tabula play`: the seats, the computer's player, the judge."""
+    from tabula.session import start_session
+    game, table, model_path, model = _variant_table_and_network(args, game)
     return start_session(game, args.level, args.side, args.hotseat, args.seed, table,
                          model_path, model, args.setup)
