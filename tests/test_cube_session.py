@@ -11,6 +11,7 @@ from tabula.games import get_game
 from tabula.session import SessionError
 from tabula.solver.race_table import RaceTable, solve_race
 from tabula.web import create_app
+from tests.test_web_api import play_out
 
 
 @pytest.fixture(scope="module")
@@ -190,16 +191,7 @@ def test_the_web_app_plays_a_bear_off_with_the_cube(table):
     assert kinds[:2] in (["double", "take"], ["double", "pass"])
     bad = client.post(f"/api/games/{key}/cube", json={"action": "double"})
     assert bad.status_code == 409 and "no double now" in bad.json()["error"]
-    for _ in range(100):
-        state = data["state"]
-        if state["phase"] == "over":
-            break
-        if state["phase"] == "throw":
-            data = client.post(f"/api/games/{key}/throw").json()
-        elif state["phase"] == "take":
-            data = client.post(f"/api/games/{key}/cube", json={"action": "take"}).json()
-        else:
-            data = client.post(f"/api/games/{key}/move", json={"move": 0}).json()
+    data, _ = play_out(client, key, data)
     assert data["state"]["points"] >= 1 and data["review"][0]["parts"]["cube"]["decisions"] >= 1
     assert all(isinstance(f["throw"], int) for f in data["replay"])
     ur = client.post("/api/games", json={"game": "ur", "pieces": 3, "level": "apprentice"})

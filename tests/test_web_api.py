@@ -20,7 +20,8 @@ def new(client, **request):
 
 
 def play_out(client, key, data, pick=0, limit=2000):
-    """Throw and move (always listed move `pick`) until the game ends."""
+    """Throw and move (always listed move `pick`), and take every double, until the
+    game ends."""
     events = list(data["events"])
     for _ in range(limit):
         state = data["state"]
@@ -28,6 +29,8 @@ def play_out(client, key, data, pick=0, limit=2000):
             return data, events
         if state["phase"] == "throw":
             data = client.post(f"/api/games/{key}/throw").json()
+        elif state["phase"] == "take":
+            data = client.post(f"/api/games/{key}/cube", json={"action": "take"}).json()
         else:
             data = client.post(f"/api/games/{key}/move",
                                json={"move": state["moves"][min(pick, len(state["moves"]) - 1)]
