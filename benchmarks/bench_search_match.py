@@ -2,7 +2,7 @@
 plain playout search given the same time a move, and against the hand-made heuristic.
 
     python benchmarks/bench_search_match.py [--model models/einstein6.onnx]
-        [--ms 20] [--pairs 1000] [--decisions 200]
+        [--ms 20] [--pairs 1000] [--decisions 200] [--table TABLE]
 
 First the clock: decisions met in play (self-play games of the heuristic, two or more
 moves) are searched one at a time, on one core, as `tabula play` searches, by the
@@ -11,6 +11,8 @@ gets the simulations that fill --ms milliseconds a move; those two fixed budgets
 play, so that the matches replay exactly. Matches are duplicate pairs (eval match):
 the pair's two games share their throws and set-ups, sides swapped; the score is the
 first player's share of games won, with a 95% interval from the pairs' spread.
+With --table (a variant that has one), the perfect player meets the playout search
+too: the most any player can score against it, the ceiling of the first match.
 """
 import argparse
 import math
@@ -71,6 +73,8 @@ def main():
     parser.add_argument("--playouts", type=int, default=0,
                         help="random playouts mixed into each position the network values "
                              "(the leaf's +K; default 0)")
+    parser.add_argument("--table", help="the variant's solved table: adds the perfect "
+                                        "player against the playout search (the ceiling)")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if not (math.isfinite(args.ms) and args.ms > 0) or min(args.pairs, args.decisions,
@@ -105,11 +109,17 @@ def main():
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
     guided = make_player(f"mcts:{budgets['net']}{leaves['net']}", game, model=model)
+    playouts = f"mcts:{budgets['playout']}"
+    pairings = [(guided, other) for other in (playouts, "heuristic", f"net:{model.path}")]
+    if args.table:
+        from tabula.solver.solution import open_solution
+        table = open_solution(args.table, game=game.name, pieces=game.pieces, rules=game.rules)
+        pairings.append((make_player("perfect", game, table=table), playouts))
     rows = []
-    for other in (f"mcts:{budgets['playout']}", "heuristic", f"net:{model.path}"):
-        result = match(guided, make_player(other, game, model=model), args.pairs, args.seed)
+    for first, other in pairings:
+        result = match(first, make_player(other, game, model=model), args.pairs, args.seed)
         low, high = result["score_a_ci95"]
-        rows.append({"a": guided.spec.replace(str(model.path), "NET"),
+        rows.append({"a": first.spec.replace(str(model.path), "NET"),
                      "b": other.replace(str(model.path), "NET"), "games": result["games"],
                      "a wins": round(float(result["score_a"]), 4), "95% low": round(float(low), 4),
                      "95% high": round(float(high), 4), "seconds": round(result["seconds"])})
