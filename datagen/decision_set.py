@@ -7,6 +7,10 @@ it feeds the decision losses where the table is not at hand (data.decision_set).
 `tabula eval decision-set` writes one; the GPU run of a game too large for this
 machine brings both back.
 
+Where no table exists, a tree search's self-play writes one (tabula/search_data.py):
+each move's worth is then the search's, not exact, and the set also holds each
+move's share of the search's visits (the issue 51 labels).
+
 Kinds (a decision may have several; each comes from the game's own account of its
 moves, Game.events, or of its position, Game.position_kinds):
   near-tie   the two best moves within NEAR_TIE of each other
@@ -64,28 +68,45 @@ def make_decision_set(table, data_path, out, count: int, seed: int, split: str =
     keep = slice(0, count)
     positions, counts, next_codes, infos, worths = (a[keep] for a in (
         positions, counts, next_codes, infos, worths))
+    made_from = {"table_sha256": table.attrs["sha256"], "data_sha256": data.attrs["data_sha256"],
+                 "split": split, "seed": seed}
+    return write_decision_set(out, game, (positions, counts, next_codes, infos, worths),
+                              made_from)
+
+
+def write_decision_set(out, game, decisions: tuple, made_from: dict, shares=None) -> dict:
+    """Write `decisions` (positions, counts, next codes, infos, worths), each tagged with
+    its kinds, to `out` (via OUT.partial); made_from: the attributes naming what made
+    them. shares: for decisions searched by a tree search, each move's share of the
+    root's visits (the search's choice distribution, a decision loss's target)."""
+    positions, counts, next_codes, infos, worths = decisions
     tags = [decision_kinds(game, int(c), int(k), i, w)
             for c, k, i, w in zip(positions, counts, infos, worths)]
     names = sorted(set().union(*tags)) if tags else []
     bits = np.array([sum(1 << names.index(t) for t in tag) for tag in tags], dtype=np.int64)
-    attrs = {**stamp(FORMAT, FORMAT_VERSION, game), "table_sha256": table.attrs["sha256"],
-             "data_sha256": data.attrs["data_sha256"], "split": split, "seed": seed,
+    attrs = {**stamp(FORMAT, FORMAT_VERSION, game), **made_from,
              "kinds": json.dumps(names), "near_tie": NEAR_TIE}
     attrs["machine"] = json.dumps(attrs["machine"])   # HDF5 attributes hold no dicts
+    arrays = {"codes": positions, "counts": counts, "next_codes": next_codes, "infos": infos,
+              "worths": worths, "kinds": bits}
+    if shares is not None:
+        arrays["shares"] = shares
     partial = Path(f"{out}.partial")
-    with h5py.File(partial, "w") as f:
-        f.attrs.update(attrs)
-        for name, array in (("codes", positions), ("counts", counts),
-                            ("next_codes", next_codes), ("infos", infos),
-                            ("worths", worths), ("kinds", bits)):
-            f.create_dataset(name, data=array, compression="gzip", shuffle=True)
-    os.replace(partial, out)
+    try:
+        with h5py.File(partial, "w") as f:
+            f.attrs.update(attrs)
+            for name, array in arrays.items():
+                f.create_dataset(name, data=array, compression="gzip", shuffle=True)
+        os.replace(partial, out)
+    finally:
+        partial.unlink(missing_ok=True)
     return {"out": str(out), "decisions": len(positions),
             "kinds": {n: int((bits >> i & 1).sum()) for i, n in enumerate(names)}}
 
 
 class DecisionSet:
-    """A decision set opened for reading (the arrays of make_decision_set)."""
+    """A decision set opened for reading (the arrays of write_decision_set; shares is
+    None but in a set searched by a tree search)."""
 
     def __init__(self, path):
         self.path = Path(path)
@@ -96,3 +117,4 @@ class DecisionSet:
             self.kinds = json.loads(attrs["kinds"])
             for name in ("codes", "counts", "next_codes", "infos", "worths", "kinds"):
                 setattr(self, name if name != "kinds" else "kind_bits", f[name][:])
+            self.shares = f["shares"][:] if "shares" in f else None

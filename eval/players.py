@@ -105,8 +105,8 @@ MAX_PLAYOUTS = 10_000   # K of LEAF+K
 def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
     """mcts:SIMS[xL][/Tms][:LEAF]: each decision searched by eval.mcts; its random playouts
     drawn from the decision's random number, so a game replays exactly. searched:
-    called with (counts, next_codes, infos, visits, values) of each batch searched (the
-    labels of tabula/search_data.py)."""
+    called with (codes, counts, next_codes, infos, visits, values) of each batch
+    searched (the labels of tabula/search_data.py)."""
     from .mcts import best_moves, search
     budget, _, leaf_name = arg.partition(":")
     sims, leaves, seconds = _search_budget(budget)
@@ -132,7 +132,7 @@ def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
         visits, values = search(game, counts, next_codes, infos, keys, sims, leaf,
                                 player.seconds, leaves, playouts)
         if searched is not None:
-            searched(counts, next_codes, infos, visits, values)
+            searched(codes, counts, next_codes, infos, visits, values)
         return best_moves(counts, visits, values, by_value=leaf is not None)
     player = Player(spec, game, choose, sha256, seconds)
     return player

@@ -5,8 +5,11 @@ Generation 0's teacher is the recipe's `teacher` (a search with the heuristic as
 leaf: no network yet); generation g's is `mcts:SIMS:` the network of generation g - 1.
 Each generation:
   data     self-play of the teacher, the result of every move it searched labelled by
-           the search (tabula/search_data.py)
-  train    `tabula train` on those labels, from the weights of the generation before
+           the search, and its decisions with each move's worth and share of the
+           visits (tabula/search_data.py: WORKDIR/gen_G/data.h5 and decisions.h5)
+  train    `tabula train` on those labels, from the weights of the generation before;
+           with train.data.decisions, a decision loss on the searched decisions too
+           (towards the visit shares with train.data.visit_shares)
   export   the network (WORKDIR/gen_G/model.onnx and its manifest)
   measure  with the recipe's `table` (a variant that has one), the network's exact
            loss per game against the table, greedily (eval regret)
@@ -111,12 +114,11 @@ def run_distill(recipe: dict, log=print) -> dict:
         log(f"[gen {generation}] self-play of {teacher} ...")
         folder.mkdir(exist_ok=True)
         data = search_data(game, teacher, folder / "data.h5", s["games"],
-                           s["seed"] + generation, s["val_frac"], s["test_frac"])
-        log(f"[gen {generation}] {data['counts']['search_records']:,} positions taught; "
-            "training ...")
-        before = best_checkpoint(work / f"gen_{generation - 1}" / "train")
-        run_training(lightning_config(t, folder / "data.h5", folder / "train",
-                                      str(before) if generation else None), folder / "train")
+                           s["seed"] + generation, s["val_frac"], s["test_frac"],
+                           decisions_out=folder / "decisions.h5")
+        log(f"[gen {generation}] {data['counts']['search_records']:,} positions and "
+            f"{data['decision_set']['decisions']:,} decisions taught; training ...")
+        run_training(training_config(t, folder, work, generation), folder / "train")
         export(best_checkpoint(folder / "train"), model, int8=False)
         record = {"stamp": stamp, "teacher": teacher, "records": data["counts"]["search_records"],
                   "seconds": time.time() - started}
@@ -131,6 +133,17 @@ def run_distill(recipe: dict, log=print) -> dict:
         write_atomic(state_path, json.dumps(state, indent=2) + "\n")
         log(f"[gen {generation}] done in {record['seconds']:.0f} s: {model}")
     return {"workdir": str(work), "generations": state}
+
+
+def training_config(t: dict, folder: Path, work: Path, generation: int) -> dict:
+    """The `tabula train` config of a generation: its data, its decisions when the
+    recipe asks for a decision loss, from the weights of the generation before."""
+    before = best_checkpoint(work / f"gen_{generation - 1}" / "train") if generation else None
+    config = lightning_config(t, folder / "data.h5", folder / "train",
+                              str(before) if before else None)
+    if t["data"].get("decisions"):
+        config["data"]["decision_set"] = str(folder / "decisions.h5")
+    return config
 
 
 def _table(recipe, game):

@@ -11,14 +11,20 @@ random playouts value a move by the mean of a few random games, too rough to tea
 set-ups drawn at random (EinStein) and the dice, the games spread out by themselves.
 
 The set is written as `tabula datagen` writes one (datagen/generate.py: write_set),
-its records of source "search", naming its teacher instead of a table.
+its records of source "search", naming its teacher instead of a table. Beside it, a
+decision set (datagen/decision_set.py) of the searched decisions with two or more
+moves: each move's worth by the search and its share of the root's visits, the
+targets of the training's decision loss (data.decision_set). It holds only decisions
+none of whose positions lies in the validation or test split, so that no held-out
+position is trained on through a decision.
 """
 import time
 
 import numpy as np
 
 from tabula.datagen.datafile import SOURCES
-from tabula.datagen.generate import write_set
+from tabula.datagen.decision_set import write_decision_set
+from tabula.datagen.generate import split_of, write_set
 from tabula.eval.engine import play
 from tabula.eval.players import Player, mcts_player
 from tabula.games.game import OVER, worths
@@ -40,16 +46,22 @@ def teacher_player(game, teacher: str, model=None, searched=None) -> Player:
 
 
 def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
-                test_frac: float, model=None, quiet=False) -> dict:
+                test_frac: float, model=None, quiet=False, decisions_out=None) -> dict:
     """Play `games` games of the search `teacher` (an mcts spec) against itself and
-    write the positions its moves reach, labelled by the search, to `out`."""
-    labelled_codes, labelled_values = [], []
+    write the positions its moves reach, labelled by the search, to `out`; and with
+    decisions_out, its decisions to that decision set."""
+    labelled_codes, labelled_values, decided = [], [], []
 
-    def keep(counts, next_codes, infos, visits, values):
+    def keep(codes, counts, next_codes, infos, visits, values):
         legal = np.arange(next_codes.shape[1]) < counts[:, None]
         taught = legal & ((infos & OVER) == 0)
         labelled_codes.append(next_codes[taught])
         labelled_values.append(worths(infos[taught], values[taught]))
+        choice = counts >= 2
+        decided.append((codes[choice], counts[choice], next_codes[choice], infos[choice],
+                        values[choice].astype(np.float32),
+                        (visits[choice] / visits[choice].sum(1, keepdims=True))
+                        .astype(np.float32)))
 
     started = time.time()
     player = teacher_player(game, teacher, model, searched=keep)
@@ -67,4 +79,29 @@ def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
               "decisions": int(played.decisions.sum())}
     made_from = {"teacher": teacher, "teacher_model_sha256": player.model_sha256 or ""}
     written = write_set(game, out, codes, values, source, settings, counts, made_from)
+    if decisions_out is not None:
+        kept = _searched_decisions(decided, game.max_moves, seed, val_frac, test_frac)
+        made_from = {**made_from, "data_sha256": written["data_sha256"], "split": "train",
+                     "seed": seed}
+        written["decision_set"] = write_decision_set(decisions_out, game, kept[:5], made_from,
+                                                     shares=kept[5])
     return {**written, "seconds": time.time() - started}
+
+
+def _searched_decisions(decided: list, max_moves: int, seed, val_frac, test_frac) -> tuple:
+    """The searched decisions (codes, counts, next codes, infos, worths, shares) none of
+    whose labelled positions lies in the validation or test split (write_set's
+    split_of)."""
+    if not decided:
+        return (np.zeros(0, np.int64), np.zeros(0, np.int64),
+                *(np.zeros((0, max_moves), t) for t in (np.int64, np.int64, np.float32,
+                                                        np.float32)))
+    codes, counts, next_codes, infos, values, shares = (np.concatenate(a)
+                                                        for a in zip(*decided))
+    legal = np.arange(max_moves) < counts[:, None]
+    labelled = legal & ((infos & OVER) == 0)
+    held_out = split_of(next_codes.ravel(), seed, val_frac, test_frac).reshape(
+        next_codes.shape) != 0
+    train = ~(labelled & held_out).any(1)
+    return codes[train], counts[train], next_codes[train], infos[train], values[train], \
+        shares[train]

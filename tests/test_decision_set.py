@@ -133,3 +133,9 @@ def test_training_takes_its_decisions_from_a_set_of_the_training_split(tables, u
     capsys.readouterr()
     assert main(base + ["--data.decision_set", str(ur3_set)]) == 2
     assert "not made from the training split" in capsys.readouterr().err
+    assert main(base + ["--data.decision_set", str(train_set), "--data.visit_shares",
+                        "true"]) == 2
+    assert "holds no visit shares" in capsys.readouterr().err
+    assert main(base + ["--data.table", str(tables[("ur", 3)].path), "--data.visit_shares",
+                        "true"]) == 2
+    assert "data.visit_shares is the target of data.decisions" in capsys.readouterr().err

@@ -8,6 +8,7 @@ from tabula.cli import main
 from tabula.datagen.datafile import SOURCES, DataFile
 from tabula.distill import DistillError, load_recipe, run_distill
 from tabula.games import get_game
+from tabula.games.game import worths
 from tabula.search_data import search_data
 from tabula.solver.solution import open_solution, solve_game
 
@@ -36,6 +37,35 @@ def test_search_labels_are_near_the_exact_values(ur2, tmp_path):
     heuristic = evaluate_many(ur2.game.heuristic, codes)
     assert np.abs(labels - exact).mean() < np.abs(heuristic - exact).mean()
     assert main(["verify", str(out)]) == 0
+
+
+def test_the_search_writes_its_decisions_with_their_visit_shares(ur2, tmp_path):
+    """Beside the labels, the searched decisions: each move's worth by the search (near
+    the table's) and its share of the root's visits; none reaches a held-out position."""
+    from tabula.datagen.decision_set import DecisionSet
+    from tabula.games.game import OVER
+    out, decisions = tmp_path / "taught.h5", tmp_path / "decisions.h5"
+    written = search_data(ur2.game, "mcts:30:heuristic", out, 100, 1, 0.1, 0.1, quiet=True,
+                          decisions_out=decisions)
+    s = DecisionSet(decisions)
+    data = DataFile(out)
+    assert written["decision_set"]["decisions"] == len(s.codes) > 300
+    assert (s.attrs["teacher"], s.attrs["split"]) == ("mcts:30:heuristic", "train")
+    assert s.attrs["data_sha256"] == data.attrs["data_sha256"]
+    live = np.arange(s.next_codes.shape[1]) < s.counts[:, None]
+    assert (s.counts >= 2).all()
+    assert np.allclose(s.shares.sum(1), 1) and (s.shares[~live] == 0).all()
+    assert (s.shares[live] > 0).any(axis=None) and (s.shares <= 1).all()
+    labelled = live & ((s.infos & OVER) == 0)
+    held_out = np.concatenate([data.read(split, "codes") for split in ("val", "test")])
+    assert not np.isin(s.next_codes[labelled], held_out).any()
+    assert np.isin(s.next_codes[labelled], data.read("train", "codes")).all()
+    exact = np.where(s.infos & OVER, 1.0, 0.0)
+    exact[labelled] = worths(s.infos[labelled], ur2.values(s.next_codes[labelled]))
+    assert np.abs(s.worths - exact)[labelled].mean() < 0.05
+    most_visited = np.argmax(s.shares, 1)
+    best = np.where(live, exact, -np.inf).max(1)
+    assert (exact[np.arange(len(best)), most_visited] > best - 0.1).mean() > 0.9
 
 
 @pytest.mark.parametrize("teacher", ["mcts:30", "mcts:30:playout", "net:x.onnx", "mcts"])
@@ -78,6 +108,22 @@ def test_generations_are_taught_in_turn_and_a_rerun_skips_them(ur2, tmp_path):
     assert lines[0].startswith(f"{record}: 0.records: ")
     assert lines[0].endswith(": every generation is taught again")
     assert "[gen 0] self-play of mcts:30:heuristic ..." in lines
+
+
+def test_a_generation_learns_the_visit_shares_of_its_decisions(ur2, tmp_path):
+    """With train.data.decisions and visit_shares, a generation trains a decision loss
+    towards the search's visit shares, from the decision set its self-play wrote."""
+    path = recipe(tmp_path, ur2, generations=1)
+    loaded = load_recipe(path)
+    loaded["train"]["data"] = {**loaded["train"]["data"], "decisions": 32,
+                               "visit_shares": True}
+    loaded["train"]["model"] = {**loaded["train"]["model"], "decision_weight": 1.0}
+    run_distill(loaded, log=lambda line: None)
+    gen = tmp_path / "work" / "gen_0"
+    config = yaml.safe_load((gen / "train.yaml").read_text())
+    assert config["data"]["decision_set"] == str(gen / "decisions.h5")
+    header = next(gen.glob("train/version_0/metrics.csv")).read_text().splitlines()[0]
+    assert "train_decision_loss" in header
 
 
 @pytest.mark.parametrize("bad, said", [({"generations": 0}, "generations must be at least 1"),

@@ -449,6 +449,34 @@ def test_every_tensor_of_the_losses_is_made_where_its_inputs_live(tables):
     assert all(loss.device.type == "cpu" and torch.isfinite(loss) for loss in losses)
 
 
+def test_the_decision_loss_towards_visit_shares_is_their_cross_entropy(tables):
+    """Given a search's visit shares, the decision loss is the cross-entropy from them
+    to the net's softmax(worth / t), and the table's worths are not used; at the
+    shares of the table's own distribution it is the table's loss."""
+    import torch
+
+    from tabula.training.decisions import decisions_for
+    table = tables[("ur", 3)]
+    model = ValueNet("ur", 3, [16], decision_weight=1.0, decision_temperature=0.05)
+    counts, next_codes, infos, exact = (torch.from_numpy(p) for p in decisions_for(
+        table, uniform_positions(table.game, 256, seed=4), seed=1))
+    live = torch.arange(next_codes.shape[1]) < counts[:, None]
+    shares = torch.rand(exact.shape).where(live, 0.0)
+    shares = shares / shares.sum(1, keepdim=True)
+    with torch.no_grad():
+        loss, _ = model._decision_losses(counts, next_codes, infos, exact, shares)
+        worth = model._move_worths(infos, live, lambda need: torch.sigmoid(model(next_codes[need])))
+        log_net = torch.log_softmax(torch.where(live, worth / 0.05, -torch.inf), dim=1)
+        want = -(shares * torch.where(live, log_net, 0.0)).sum(1).mean()
+        assert torch.isclose(loss, want)
+        assert not torch.isclose(loss, model._decision_losses(counts, next_codes, infos,
+                                                              exact)[0])
+        table_shares = torch.softmax(torch.where(live, exact / 0.05, -torch.inf), dim=1)
+        assert torch.isclose(model._decision_losses(counts, next_codes, infos, exact + 1,
+                                                    table_shares)[0],
+                             model._decision_losses(counts, next_codes, infos, exact)[0])
+
+
 def test_asking_for_a_gpu_where_there_is_none_is_one_line(ur3_data, tmp_path, capsys):
     import torch
     if torch.cuda.is_available():

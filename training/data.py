@@ -90,6 +90,9 @@ class ValueData(L.LightningDataModule):
         val_sources: validate only on the validation records of these sources (the
             checkpoint kept as best and early stopping go by them); None for all. The
             test split stays whole.
+        visit_shares: with a decision set a tree search wrote (tabula distill), the
+            decision loss's target is each move's share of the search's visits instead
+            of the softmax of the search's worths (issue 51's second label).
     """
 
     LOWEST = {"batch_size": 1, "num_workers": 0, "decisions": 0, "searched": 0, "hard": 0}
@@ -106,12 +109,12 @@ class ValueData(L.LightningDataModule):
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
                  decisions: int = 0, searched: int = 0, hard: int = 0,
                  decision_set: str | None = None, train_sources: list[str] | None = None,
-                 val_sources: list[str] | None = None):
+                 val_sources: list[str] | None = None, visit_shares: bool = False):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers = num_workers
         self.table, self.decisions, self.searched = table, decisions, searched
-        self.hard, self.decision_set = hard, decision_set
+        self.hard, self.decision_set, self.visit_shares = hard, decision_set, visit_shares
         self.check_counts(batch_size=batch_size, num_workers=num_workers,
                           decisions=decisions, searched=searched, hard=hard)
         self.file = DataFile(path)
@@ -127,6 +130,10 @@ class ValueData(L.LightningDataModule):
         if decision_set and train_sources is not None:
             raise DataError("data.decision_set holds decisions of the whole training split, "
                             "so it cannot follow data.train_sources: give data.table instead")
+        if visit_shares and not (decision_set and decisions) or visit_shares and hard:
+            raise DataError("data.visit_shares is the target of data.decisions from a "
+                            "data.decision_set a tree search wrote (tabula distill), "
+                            "without data.hard")
         if decision_set:
             self._check_decision_set(decision_set)
         if hard and not decisions:
@@ -204,6 +211,9 @@ class ValueData(L.LightningDataModule):
                 (self.file.attrs["data_sha256"], "train"):
             raise DataError(f"{path} was not made from the training split of {self.path} "
                             "(tabula eval decision-set --split train)")
+        if self.visit_shares and stored.shares is None:
+            raise DataError(f"{path} holds no visit shares: data.visit_shares needs a "
+                            "decision set a tree search wrote (tabula distill)")
 
     def _decisions(self):
         """Every training batch's decisions and searched decisions (None without)."""
@@ -229,7 +239,9 @@ class ValueData(L.LightningDataModule):
         s = DecisionSet(self.decision_set)
         stored = (s.counts, s.next_codes, s.infos, s.worths)
         n_batches = -(-self.sizes["train"] // self.batch_size)
-        decisions = (stored_batch_decisions(s.game, stored, n_batches, self.decisions, 0)
+        targets = (s.shares,) if self.visit_shares else ()
+        decisions = (stored_batch_decisions(s.game, stored + targets, n_batches,
+                                            self.decisions, 0)
                      if self.decisions else None)
         searched = (stored_batch_decisions(s.game, stored, n_batches, self.searched,
                                            n_batches * self.decisions, searched=True)

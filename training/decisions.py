@@ -80,13 +80,14 @@ class BatchDecisions:
 def stored_batch_decisions(game, stored: tuple, n_batches: int, count: int, first: int,
                            searched: bool = False) -> BatchDecisions:
     """`count` decisions for each of n_batches batches from `stored` ones (counts, next
-    codes, infos, worths: a decision set made from the training split), taken in
-    turn from row `first` on, cycling; with their searching leaves when `searched`
-    (those need the rules only)."""
+    codes, infos, worths, and visit shares where they are the target: a decision set
+    made from the training split), taken in turn from row `first` on, cycling; with
+    their searching leaves when `searched` (those need the rules only)."""
     rows = (first + np.arange(n_batches * count)) % len(stored[0])
-    counts, next_codes, infos, worths = (np.ascontiguousarray(a[rows]) for a in stored)
+    taken = tuple(np.ascontiguousarray(a[rows]) for a in stored)
+    counts, next_codes, infos = taken[:3]
     starts = np.arange(0, n_batches * count + 1, count)
-    decisions = tuple(torch.from_numpy(a) for a in (counts, next_codes, infos, worths))
+    decisions = tuple(torch.from_numpy(a) for a in taken)
     if not searched:
         return BatchDecisions(decisions, starts)
     infos = infos.astype(np.int64)

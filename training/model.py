@@ -292,17 +292,19 @@ class ValueNet(L.LightningModule):
         v[need] = values_of_next(need)
         return torch_worths(infos, v)
 
-    def _choice_loss(self, worth, live, exact):
+    def _choice_loss(self, worth, live, exact, shares=None):
         """Cross-entropy from the table's choice distribution softmax(exact / t) over a
-        decision's live moves to the net's softmax(worth / t)."""
+        decision's live moves (or a search's visit shares, given) to the net's
+        softmax(worth / t)."""
         t = self.hparams.decision_temperature
-        target = torch.softmax(torch.where(live, exact / t, -torch.inf), dim=1)
+        target = shares if shares is not None else \
+            torch.softmax(torch.where(live, exact / t, -torch.inf), dim=1)
         log_net = torch.log_softmax(torch.where(live, worth / t, -torch.inf), dim=1)
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
-    def _decision_losses(self, counts, next_codes, infos, exact):
-        """The decision loss, and the value loss on the positions after its moves (None
-        without model.afterstate_weight)."""
+    def _decision_losses(self, counts, next_codes, infos, exact, shares=None):
+        """The decision loss (towards the visit shares where given), and the value loss
+        on the positions after its moves (None without model.afterstate_weight)."""
         live = _live(counts, next_codes.shape[1])
         need = valued_moves(live, infos)
         logits = self(next_codes[need])
@@ -311,7 +313,7 @@ class ValueNet(L.LightningModule):
         if self.hparams.afterstate_weight > 0:
             afterstate = self._loss(logits, torch_next_values(infos[need], exact[need])
                                     .to(logits.dtype))
-        return self._choice_loss(worth, live, exact), afterstate
+        return self._choice_loss(worth, live, exact, shares), afterstate
 
     def _searched_decision_loss(self, counts, next_codes, infos, exact, *leaves):
         live = _live(counts, next_codes.shape[1])
