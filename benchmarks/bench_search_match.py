@@ -58,6 +58,17 @@ def seconds_a_move(player, decisions) -> float:
     return (time.perf_counter() - started) / len(counts)
 
 
+def equal_time_budget(player_of, sims: int, decisions, ms: float) -> tuple[int, dict]:
+    """The simulations a move that fill `ms` milliseconds for the search
+    player_of(sims), probed from `sims`, then again at the budget found (big trees
+    cost more a simulation); and the check's row of the clock's table."""
+    for _ in range(2):
+        sims = max(1, round(sims / seconds_a_move(player_of(sims), decisions) * ms / 1000))
+    check = seconds_a_move(player_of(sims), decisions)
+    return sims, {"search": player_of(sims).spec, "sims/s alone": round(sims / check),
+                  "ms a move": round(1000 * check, 2)}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -96,15 +107,10 @@ def main():
     leaves = {"net": f"{batch}:{model.path}{mixed}", "playout": ""}
     timed, budgets = [], {}
     for leaf, sims in PROBE_SIMS.items():
-        for _ in range(2):   # probed, then again at the budget found (big trees cost more)
-            seconds = seconds_a_move(make_player(f"mcts:{sims}{leaves[leaf]}", game,
-                                                 model=model), decisions)
-            sims = max(1, round(sims / seconds * args.ms / 1000))
-        budgets[leaf] = sims
-        spec = f"mcts:{budgets[leaf]}{leaves[leaf]}"
-        check = seconds_a_move(make_player(spec, game, model=model), decisions)
-        timed.append({"search": spec, "sims/s alone": round(sims / check),
-                      "ms a move": round(1000 * check, 2)})
+        budgets[leaf], row = equal_time_budget(
+            lambda n: make_player(f"mcts:{n}{leaves[leaf]}", game, model=model), sims,
+            decisions, args.ms)
+        timed.append(row)
     report("search_match_clock", timed, {"decisions": args.decisions, "ms": args.ms})
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
