@@ -130,7 +130,7 @@ class ValueData(L.LightningDataModule):
         if decision_set and train_sources is not None:
             raise DataError("data.decision_set holds decisions of the whole training split, "
                             "so it cannot follow data.train_sources: give data.table instead")
-        if visit_shares and not (decision_set and decisions) or visit_shares and hard:
+        if visit_shares and (hard or not (decision_set and decisions)):
             raise DataError("data.visit_shares is the target of data.decisions from a "
                             "data.decision_set a tree search wrote (tabula distill), "
                             "without data.hard")
