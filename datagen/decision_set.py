@@ -118,3 +118,27 @@ class DecisionSet:
             for name in ("codes", "counts", "next_codes", "infos", "worths", "kinds"):
                 setattr(self, name if name != "kinds" else "kind_bits", f[name][:])
             self.shares = f["shares"][:] if "shares" in f else None
+        self._check()
+
+    def _check(self):
+        """The arrays' shapes and values, beyond the file's format: two or more moves
+        a decision, worths winning chances, and visit shares a distribution over each
+        decision's moves."""
+        n, m = len(self.codes), self.game.max_moves
+        wide = (self.next_codes, self.infos, self.worths) + (
+            (self.shares,) if self.shares is not None else ())
+        if any(len(a) != n for a in (self.counts, self.kind_bits)) or \
+                any(a.shape != (n, m) for a in wide):
+            raise DataError(f"{self.path} holds arrays of different shapes")
+        if not ((self.counts >= 2) & (self.counts <= m)).all():
+            raise DataError(f"{self.path} holds a decision without 2 to {m} moves")
+        if not (np.isfinite(self.worths) & (self.worths >= 0) & (self.worths <= 1)).all():
+            raise DataError(f"{self.path} holds a worth that is not a winning chance")
+        if self.shares is None:
+            return
+        beyond = np.arange(m) >= self.counts[:, None]
+        if not (np.isfinite(self.shares).all() and (self.shares >= 0).all()
+                and (self.shares[beyond] == 0).all()
+                and np.allclose(self.shares.sum(1), 1, atol=1e-4)):
+            raise DataError(f"{self.path} holds visit shares that are not a distribution "
+                            "over each decision's moves")

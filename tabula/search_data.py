@@ -57,6 +57,8 @@ def search_data(game, teacher: str, out, games: int, seed: int, val_frac: float,
         taught = legal & ((infos & OVER) == 0)
         labelled_codes.append(next_codes[taught])
         labelled_values.append(worths(infos[taught], values[taught]))
+        if decisions_out is None:
+            return
         choice = counts >= 2
         decided.append((codes[choice], counts[choice], next_codes[choice], infos[choice],
                         values[choice].astype(np.float32),

@@ -66,6 +66,12 @@ def test_the_search_writes_its_decisions_with_their_visit_shares(ur2, tmp_path):
     most_visited = np.argmax(s.shares, 1)
     best = np.where(live, exact, -np.inf).max(1)
     assert (exact[np.arange(len(best)), most_visited] > best - 0.1).mean() > 0.9
+    import h5py
+    with h5py.File(decisions, "r+") as f:
+        f["shares"][0, 0] = np.nan
+    with pytest.raises(ValueError, match="holds visit shares that are not a distribution"):
+        DecisionSet(decisions)
+    assert main(["eval", "decisions", str(decisions), "--player", "random"]) == 2
 
 
 @pytest.mark.parametrize("teacher", ["mcts:30", "mcts:30:playout", "net:x.onnx", "mcts"])
