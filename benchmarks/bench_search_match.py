@@ -98,8 +98,11 @@ def main():
     from tabula.eval.measures import match
     from tabula.eval.players import make_player
     from tabula.export.model_file import OnnxValueModel
+    from tabula.solver.solution import open_solution
     model = OnnxValueModel(args.model, threads=1)
     game = model.game
+    table = None if args.table is None else open_solution(   # refused before any work
+        args.table, game=game.name, pieces=game.pieces, rules=game.rules)
     numba.set_num_threads(1)
     decisions = met_in_play(game, args.decisions, args.seed)
     batch = f"x{args.leaves}" if args.leaves > 1 else ""
@@ -117,9 +120,7 @@ def main():
     guided = make_player(f"mcts:{budgets['net']}{leaves['net']}", game, model=model)
     playouts = f"mcts:{budgets['playout']}"
     pairings = [(guided, other) for other in (playouts, "heuristic", f"net:{model.path}")]
-    if args.table:
-        from tabula.solver.solution import open_solution
-        table = open_solution(args.table, game=game.name, pieces=game.pieces, rules=game.rules)
+    if table is not None:
         pairings.append((make_player("perfect", game, table=table), playouts))
     rows = []
     for first, other in pairings:

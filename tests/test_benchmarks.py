@@ -32,6 +32,7 @@ def test_run_script_exit_status(monkeypatch, capsys):
     ("bench_mcts_regret.py", ["--table", "missing.h5", "--model", "m.onnx"], "no table file"),
     ("bench_search_match.py", ["--model", "missing.onnx"], "no model file"),
     ("bench_search_match.py", ["--ms=nan"], "--ms must be a positive number"),
+    ("bench_search_match.py", ["--table", "missing.h5"], "no table file"),
     ("bench_search_ceiling.py", ["--tables", "missing.h5"], "no table file"),
     ("bench_search_ceiling.py", ["--tables", "missing.h5", "--pairs=0"],
      "--ms must be a positive number of milliseconds, --pairs"),
