@@ -5,7 +5,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .cube_regret import cube_player, cube_regret
+from .cube_regret import cube_regret
+from .players import money_player
 from .report import plot_loss_distribution, short_name, write_report_files
 
 COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
@@ -29,7 +30,7 @@ def cube_summary_table(rows) -> str:
 
 def write_cube_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
     game = table.game
-    players = [cube_player(spec, table) for spec in specs]   # refused before any is played
+    players = [money_player(spec, game, table) for spec in specs]   # refused before any is played
     out.mkdir(parents=True, exist_ok=True)
     results = [cube_regret(table, player, games, seed, quiet) for player in players]
     _plots(results, out)

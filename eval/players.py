@@ -27,6 +27,7 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.batch import evaluate_many
 from tabula.solver.bellman import best_move
 
+from .equities import Equities, move_equities
 from .search import decision_worths, first_best
 
 
@@ -36,12 +37,39 @@ class PlayerError(TabulaError):
 
 @dataclass
 class Player:
+    """A player's choices; with the doubling cube (games/cube.py), moves and cube actions
+    follow its money view of positions, `equities` (eval/equities.py)."""
     spec: str
     game: object       # the variant it plays (games.Game)
     choose: Callable   # (codes, counts, next_codes, infos, rand) -> chosen indices
     model_sha256: str | None = None
     seconds: float | None = None   # a search's time limit a call (mcts:SIMS/Tms); one who
                                    # replies to a person may lower it (tabula/session.py)
+    equities: Callable | None = None   # codes -> Equities; None: it cannot play for money
+
+    def money_move(self, next_codes, overs, state, win_points) -> int:
+        """The move of best equity, the cube in `state` for the mover."""
+        return int(np.argmax(move_equities(self.equities, next_codes, overs, state,
+                                           win_points)))
+
+    def doubles(self, code, state) -> bool:
+        return self.equities(np.array([code])).doubles(state)
+
+    def takes(self, code) -> bool:
+        """Facing a double in `code` (seen by the doubler)."""
+        return self.equities(np.array([code])).takes()
+
+
+MONEY_PLAYERS = "perfect, heuristic and net:MODEL.onnx"
+
+
+def money_player(spec: str, game, table=None, model=None) -> Player:
+    """make_player's player, refused unless it can play with the doubling cube."""
+    player = make_player(spec, game, table, model)
+    if player.equities is None:
+        raise PlayerError(f"player {spec!r} cannot play with the doubling cube: players "
+                          f"with the cube are {MONEY_PLAYERS}")
+    return player
 
 
 @njit(parallel=True, cache=True)
@@ -69,10 +97,15 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
     if kind == "perfect":
         if table is None:
             raise PlayerError("player 'perfect' needs a table (--table FILE)")
-        if game.capabilities.has_cube:   # a race table: the best cubeless winning chance
-            return search_player(spec, game, lambda c: _win_column(table.values(c)), 0)
-        return Player(spec, game, lambda codes, counts, nxt, infos, rand: _table_choices(
-            game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
+        def equities(codes):
+            return Equities(table.values(codes), table.value_names)
+        if len(table.value_names) > 1:   # a race table: the best cubeless winning chance
+            player = search_player(spec, game, lambda c: _win_column(table.values(c)), 0)
+        else:
+            player = Player(spec, game, lambda codes, counts, nxt, infos, rand: _table_choices(
+                game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
+        player.equities = equities
+        return player
     if kind in ("heuristic", "expectimax"):
         depth = 0
         if kind == "expectimax":
@@ -80,7 +113,10 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
                 raise PlayerError(f"expectimax takes a depth of 1, 2 or 3 throws "
                                   f"(expectimax:2), not {arg!r}")
             depth = int(arg)
-        return search_player(spec, game, lambda c: evaluate_many(game.heuristic, c), depth)
+        player = search_player(spec, game, lambda c: evaluate_many(game.heuristic, c), depth)
+        if depth == 0:
+            player.equities = lambda c: Equities(evaluate_many(game.heuristic, c), ("win",))
+        return player
     if kind in ("net", "net+search"):
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
@@ -88,6 +124,8 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
                                1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
+        if kind == "net":
+            player.equities = lambda c: Equities(model.predict(c), model.value_names)
         return player
     if kind == "mcts":
         return mcts_player(spec, game, arg, model)

@@ -63,7 +63,7 @@ def report_writer(game) -> tuple:
     """How a report on `game` is written, and the players it scores when none are
     named: money play with the doubling cube scores checker and cube decisions apart
     (eval/cube_report.py), every other game one loss a decision (write_report)."""
-    if game.capabilities.has_cube:
+    if game.cube is not None:
         from .cube_report import write_cube_report   # here: cube_report imports this module
         return write_cube_report, ["perfect"]
     return write_report, STANDARD_PLAYERS

@@ -79,6 +79,7 @@ class OnnxValueModel:
         said = check(ModelMetadata, self.metadata, f"{self.path}: broken tabula metadata",
                      ModelError)
         self.game = game_of(said, str(self.path), ModelError)
+        self.value_names = value_names(self.game)   # what its outputs are, in order
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise ModelError(f"{self.path} is a model of {self.game.describe()}, {other}")

@@ -15,6 +15,7 @@ from functools import partial
 import numpy as np
 from numba import njit
 
+from .cube import Cube
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .features import concat, field, one_hot
 from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Game, PositionError,
@@ -415,7 +416,7 @@ def _start(pieces: int) -> int:
 
 
 MAX_OFF = 4   # a double bears off up to four checkers
-CAPABILITIES = Capabilities(acyclic=True, sides_meet=False, has_cube=True, has_gammons=True)
+CAPABILITIES = Capabilities(acyclic=True, sides_meet=False, has_gammons=True)
 RACE = Race(side_bits=SIDE_BITS, side_moves=side_moves, side_index=side_index,
             side_of_index=side_of_index, n_sides=n_sides, side_pips=side_pips,
             side_checkers=side_checkers, gammon_checkers=TOTAL_CHECKERS)
@@ -430,7 +431,7 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
                 progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
                 successor_layers=bear_off_successors(MAX_OFF), capabilities=CAPABILITIES,
-                race=RACE,
+                race=RACE, cube=Cube(), win_size=RACE.win_points, deal=partial(RACE.deal, pieces),
                 encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
                 presentation=Presentation(
                     pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),

@@ -40,6 +40,8 @@ from numba import njit
 
 from tabula.infra.errors import TabulaError
 
+from .cube import Cube
+
 LAYER_STRIDE = 16  # layer id = a * LAYER_STRIDE + b: up to 15 pieces a side
 N_LAYER_IDS = LAYER_STRIDE * LAYER_STRIDE
 AGAIN = 1 << 10   # move info flag: the mover throws again
@@ -134,7 +136,6 @@ class Capabilities:
     acyclic: bool = False        # every move inside a layer adds progress: no position
                                  # repeats, so the solver needs one pass, not sweeps
     sides_meet: bool = True      # a move can touch the other side's pieces (False: a race)
-    has_cube: bool = False       # the doubling cube (values are money equities)
     has_gammons: bool = False    # a game can be won double
     throw_picks_piece: bool = False   # the throw names the piece that moves (EinStein)
     removes_for_good: bool = False    # a move may take a piece of either side out of the
@@ -159,6 +160,11 @@ def capture_successors(a: int, b: int) -> tuple:
     return tuple(dict.fromkeys(((b, a), (b - 1, a), (b, a - 1))))
 
 
+def single_win(code: int) -> int:
+    """win_size of a game without gammons: every win is single."""
+    return 1
+
+
 @dataclass(frozen=True)
 class Race:
     """What a game whose two sides never meet (a pure race, such as a bear-off) also
@@ -180,6 +186,14 @@ class Race:
         now: 2 when the opponent still has gammon_checkers left (a gammon), else 1."""
         return 2 if self.side_checkers(int(code) >> self.side_bits) == self.gammon_checkers \
             else 1
+
+    def deal(self, pieces: int, rng) -> int:
+        """A start drawn at random: each side's `pieces` checkers on a composition drawn
+        uniformly (a money game of a bear-off starts so)."""
+        first = self.n_sides(pieces - 1)
+        sides = rng.integers(first, self.n_sides(pieces), size=2)
+        return int(self.side_of_index(sides[0])) | (int(self.side_of_index(sides[1]))
+                                                    << self.side_bits)
 
 
 @dataclass(frozen=True)
@@ -283,6 +297,24 @@ class Game:
     capabilities: Capabilities = Capabilities()
     race: "Race | None" = None   # for games whose sides never meet (solver/two_sided.py)
     setup: "Setup | None" = None  # for games whose sides arrange their pieces first
+    cube: Cube | None = None     # played for money with the doubling cube (games/cube.py)
+    win_size: Callable = single_win   # code -> what the player on roll in code wins by
+                                      # winning now: 1, 2 a gammon, 3 a backgammon
+    deal: Callable | None = None  # rng -> a start drawn at random, for games played from
+                                  # one (a bear-off's money game); None: from `start`
+
+    def first_position(self, rng, chosen: dict | None = None) -> int:
+        """Where a game played by people begins: `start`; a start drawn with `rng` in a
+        game dealt at random (deal); or, in a game whose sides arrange their pieces first
+        (setup), the arrangements `chosen` ({seat: arrangement}), the others drawn."""
+        if self.deal is not None:
+            return self.deal(rng)
+        if self.setup is None:
+            return self.start
+        arrangements, chosen = self.setup.arrangements, chosen or {}
+        drawn = rng.integers(len(arrangements), size=2)
+        return self.setup.start(*(chosen.get(seat, arrangements[drawn[seat]])
+                                  for seat in (0, 1)))
 
     def describe(self) -> str:
         """'ur (finkel rules, pieces=7)': the variant, as messages name it."""

@@ -1,15 +1,15 @@
 """What a solved table says of each position, by name: the outputs a value net learns.
 
-Games without the cube give one value, the mover's winning chance ("win"). Games
-played for money with the cube (the races of solver/two_sided.py) give the cubeless
-chances (with gammons only where one can happen) and the three cubeful equities."""
+Layered tables give one value, the mover's winning chance ("win"). Races played for
+money with the cube (solver/two_sided.py) give the cubeless chances (with gammons only
+where one can happen) and the three cubeful equities."""
 from .two_sided import CUBEFUL
 
 PROBABILITIES = ("win", "win_gammon", "lose_gammon")
 
 
 def value_names(game) -> tuple:
-    if not game.capabilities.has_cube:
+    if game.cube is None or game.race is None:
         return ("win",)
     gammons = game.capabilities.has_gammons and game.pieces >= game.race.gammon_checkers
     return (*(PROBABILITIES if gammons else PROBABILITIES[:1]), *CUBEFUL)

@@ -52,7 +52,8 @@ def opening(session) -> str:
     game = session.game
     first = f"{game.presentation.sides[0]} throws first"
     rules = "" if game.rules == rule_sets(game.name)[0] else f" ({game.rules} rules)"
-    variant = f"{game.name}{rules} with {game.pieces} pieces a side"
+    money = ", money play with the doubling cube" if session.cube is not None else ""
+    variant = f"{game.name}{rules} with {game.pieces} pieces a side{money}"
     if len(session.humans) == 2:
         return (f"{variant}: two people at one screen, "
                 f"{game.presentation.sides[0]} against {game.presentation.sides[1]}; {first}.")
@@ -63,29 +64,67 @@ def opening(session) -> str:
 
 
 def play_game(session, console: Console) -> int | None:
-    """Play one game; returns the winning seat, or None when the players quit."""
-    game = session.game
+    """Play one game; returns the winning seat, or None when the players quit. With the
+    doubling cube, a person who may double is asked before each throw, and one facing a
+    double to take or pass."""
     console.say(opening(session))
     while not session.over:
-        console.say()
-        console.say(game.presentation.board(session.code, first_to_throw=session.seat == 0))
-        for event in session.roll():   # a throw by its number, as the review names it
-            number = f"{event['number']}. " if "number" in event else ""
-            console.say(f"  {number}{event['text']}")
+        if session.phase == "take":
+            if _answer_double(session, console) is None:
+                return None
+            continue
+        _board(session, console)
+        if session.seat not in session.humans:
+            _say(console, session.computer_turns())
+            continue
+        if session.can_double:
+            answer = _ask(console, session, f"{session.side(session.seat)}: d to double, r to "
+                                            "roll, ? for the cube hint, rules, q to quit: ",
+                          ("d", "r"))
+            if answer is None:
+                return None
+            if answer == "d":
+                _say(console, session.double())
+                continue
+        _say(console, session.roll())   # a throw by its number, as the review names it
         if session.throw is None:
             continue
-        if session.seat in session.humans and len(session.moves) > 1:
-            choice = _ask_move(session, console)
-            if choice is None:
-                return None
-        else:
-            choice = session.computer_choice() if session.seat not in session.humans else 0
-        for event in session.play(choice):
-            console.say(f"  {event['text']}")
+        choice = _ask_move(session, console) if len(session.moves) > 1 else 0
+        if choice is None:
+            return None
+        _say(console, session.play(choice))
     if session.judge is not None:
         for seat in sorted(session.humans):
             console.say(review_text(session.review(seat)))
     return session.winner
+
+
+def _answer_double(session, console) -> str | None:
+    """A person facing a double takes or passes (None: they quit)."""
+    doubler = session.seat
+    if doubler not in session.humans:   # the board the computer doubled on
+        _board(session, console)
+    answer = _ask(console, session, f"{session.side(1 - doubler)}: t to take, p to pass, ? "
+                                    "for the hint, q to quit: ", ("t", "p"))
+    if answer is not None:
+        _say(console, session.answer(answer == "t"))
+    return answer
+
+
+def _board(session, console):
+    console.say()
+    console.say(session.game.presentation.board(session.code,
+                                                first_to_throw=session.seat == 0))
+    if session.cube is not None:
+        cube = session.cube
+        where = "centred" if cube.owner is None else f"owned by {session.side(cube.owner)}"
+        console.say(f"  cube at {cube.value}, {where}; {session.side(session.seat)} to roll")
+
+
+def _say(console, events):
+    for event in events:
+        number = f"{event['number']}. " if "number" in event else ""
+        console.say(f"  {number}{event['text']}")
 
 
 def review_text(review) -> str:
@@ -103,25 +142,47 @@ def review_text(review) -> str:
     if chances:
         lines.append(f"  your winning chance: {100 * chances[0]:.0f}% at the start, lowest "
                      f"{100 * min(chances):.0f}%, highest {100 * max(chances):.0f}%")
+    for kind, part in review.get("parts", {}).items():   # with the cube
+        what = "checker play" if kind == "checker" else "cube"
+        wrong = "not the best" if kind == "checker" else "wrong"
+        lines.append(f"  {what}: {part['decisions']} decisions, {part['wrong']} {wrong}, "
+                     f"{part['points']:.3f} points given away")
     return "\n".join(lines)
+
+
+def _hint(session, console):
+    try:
+        hint = session.hint()
+    except SessionError as err:
+        console.say(f"  {err}: give --table or --model")
+        return
+    if "unit" in hint:   # with the cube: equities
+        console.say(f"  from best to worst ({hint['source']}; {hint['unit']}):")
+        for m in hint["moves"]:
+            console.say(f"  {m['index'] + 1}: {m['text']}: {m['equity']:+.4f}, "
+                        f"{m['loss']:.4f} less than the best")
+        return
+    console.say(f"  moves from best to worst ({hint['source']}):")
+    for m in hint["moves"]:
+        console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
+                    f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")
+
+
+def _rules(session, console):
+    console.say(to_text(session.game.presentation.rules_text()))
+
+
+def _ask(console, session, prompt, choices):
+    return console.choose(
+        prompt, lambda answer: answer if answer in choices else None,
+        {"rules": lambda: _rules(session, console), "?": lambda: _hint(session, console)},
+        f"is not an answer here: type one of {', '.join(choices)}")
 
 
 def _ask_move(session, console):
     moves = session.moves
     for j, m in enumerate(moves, 1):
         console.say(f"  {j}: {m['text']}")
-
-    def hint():
-        try:
-            hint = session.hint()
-        except SessionError as err:
-            console.say(f"  {err}: give --table or --model")
-            return
-        console.say(f"  moves from best to worst ({hint['source']}):")
-        for m in hint["moves"]:
-            console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
-                        f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")
-
     return console.choose_move(
         f"your move (1-{len(moves)}, ? for a hint, rules, q to quit): ", len(moves),
-        {"?": hint, "rules": lambda: console.say(to_text(session.game.presentation.rules_text()))})
+        {"?": lambda: _hint(session, console), "rules": lambda: _rules(session, console)})

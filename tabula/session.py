@@ -3,6 +3,12 @@ the throws, the legal moves, what each move does in words, ranked hints and the
 review at the end. The terminal game (tabula/play.py) and the web app
 (tabula/web.py) both play through it, so they behave alike.
 
+A game played for money with the doubling cube (Game.cube: games/cube.py) has one more
+kind of decision: before a throw, the player on roll may double, and the other side
+then takes or passes, as the game's cube rules say; a win scores what they say. Its
+decisions are judged in points of equity at the cube's value (eval/equities.py), every
+other game's in points of winning chance.
+
 Seats: 0 is the side that throws first (Ur's light, Senet's white), 1 the other.
 """
 import time
@@ -12,11 +18,13 @@ from typing import Callable
 
 import numpy as np
 
+from tabula.eval.equities import TIE, Equities, move_equities
 from tabula.eval.measures import ERROR_THRESHOLD
 from tabula.eval.players import make_player
 from tabula.eval.search import decision_form
 from tabula.games import get_game, rule_sets
-from tabula.games.game import move_worths
+from tabula.games.cube import UNAVAILABLE, CubeState
+from tabula.games.game import OVER, move_worths
 from tabula.games.loop import advance
 from tabula.infra.errors import TabulaError
 
@@ -30,6 +38,9 @@ LEAST_MS = 2     # a search's time when the reply's is spent
 # A person's decision by the winning chance it gave away, in points (best: none at all);
 # the review states them on the page.
 LABELS = (("inaccuracy", 0.0), ("mistake", 2.0), ("blunder", 5.0))
+# ... and with the cube, in points of equity: the same 2 and 5 points of winning chance
+# as equity (2 × chance - 1) counts them
+CUBE_LABELS = (("inaccuracy", 0.0), ("mistake", 0.04), ("blunder", 0.10))
 
 
 def label_ranges(labels=LABELS) -> str:
@@ -46,6 +57,13 @@ LEVELS = {"apprentice": "the hand-made heuristic",
           "master": "the table's perfect play (with a table), else a tree search over the "
                     f"network of at most {MASTER_SIMS:,} simulations and {MASTER_MS} ms a move"}
 MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
+
+
+def levels_of(game, table=None) -> list[str]:
+    """The levels the computer plays `game` at: every one, but in a game played with the
+    cube the Master is perfect play from a table alone (its search knows no cube)."""
+    return [level for level in LEVELS
+            if level != "master" or table is not None or game.cube is None]
 
 
 class SessionError(TabulaError):
@@ -83,27 +101,37 @@ def playable_pieces(name: str, rules: str | None = None) -> int:
 
 @dataclass
 class Judge:
-    """Winning chances for the player about to throw: exact from a table, or the
-    network's estimate."""
-    values: Callable      # codes -> values
-    exact: bool
+    """Values for the player about to throw: exact from a table, or the network's
+    estimate; a winning chance, and with the cube money equities (eval/equities.py)."""
+    values: Callable      # codes -> values, in `names` order
+    names: tuple          # solver/values.py: ("win",), or a race's chances and equities
+    exact: bool           # exact for every decision the game has
+    source: str           # where the values come from, in words
 
-    @property
-    def source(self) -> str:
-        return "exact, from the table" if self.exact else "the network's estimate"
+    def equities(self, codes) -> Equities:
+        return Equities(self.values(codes), self.names)
+
+    def chances(self, codes) -> np.ndarray:
+        """The cubeless winning chance of each code."""
+        return self.equities(codes).chance()
 
     def worths(self, game, moves) -> np.ndarray:
         """The mover's winning chance after each of one decision's moves."""
         counts, next_codes, infos = decision_form(game, moves)
         live = np.arange(game.max_moves) < counts[:, None]
-        return move_worths(next_codes, infos, live, self.values)[0, :len(moves)]
+        return move_worths(next_codes, infos, live, self.chances)[0, :len(moves)]
 
 
-def make_judge(table=None, model=None) -> Judge | None:
+def make_judge(game, table=None, model=None) -> Judge | None:
+    """The judge of a session: the table, else the network. A winning chance alone
+    judges a game played with the cube as if the cube were dead: an estimate."""
     if table is not None:
-        return Judge(table.values, True)
+        if game.cube is not None and len(table.value_names) == 1:
+            return Judge(table.values, table.value_names, False,
+                         "the table's winning chances, the cube taken as dead (an estimate)")
+        return Judge(table.values, table.value_names, True, "exact, from the table")
     if model is not None:
-        return Judge(model.predict, False)
+        return Judge(model.predict, model.value_names, False, "the network's estimate")
     return None
 
 
@@ -126,6 +154,9 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
     model_path, if already opened."""
     if level not in LEVELS:
         raise TabulaError(f"level must be one of {', '.join(LEVELS)}, not {level!r}")
+    if level not in levels_of(game, table):
+        raise TabulaError(f"{game.name} is played with the doubling cube: level master is "
+                          "perfect play from a table (give one), the search knows no cube")
     if level == "apprentice":
         return make_player("heuristic", game)
     if level == "master" and table is not None:
@@ -147,7 +178,7 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     computer = None if hotseat else computer_player(game, level, table, model_path, model)
     humans = {0, 1} if hotseat else {seat}
     setups = {} if setup is None else {seat: arrangement(game, setup)}
-    return Session(game, humans, computer, make_judge(table, model), seed,
+    return Session(game, humans, computer, make_judge(game, table, model), seed,
                    None if hotseat else level, setups=setups)
 
 
@@ -210,19 +241,30 @@ class Session:
                                                 # (games.game.Setup; others drawn)
     taken_back: list = field(default_factory=list)  # before each of a person's moves
                                                     # against the computer: how it stood
+    cube: CubeState | None = field(init=False, default=None)   # with the doubling cube
+    points: int | None = None     # what the winner won, with the cube
+    cube_said: str | None = None  # the cube's action before the coming throw, for replay
 
-    # a decision's loss as the review counts it: winning chance, in percentage points
-    LABELS = LABELS
-    LOSS_SCALE, LOSS_DIGITS, LOSS_UNIT = 100.0, 2, "points of winning chance"
+    UNDONE = ("code", "seat", "throw", "moves", "turn", "cube", "cube_said")  # what undo
+                                                                             # puts back
 
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
-        self.code = self.game.start
-        if self.game.setup is not None:   # the set-ups chosen, the others drawn at random
-            arrangements = self.game.setup.arrangements
-            drawn = self.rng.integers(len(arrangements), size=2)
-            self.code = self.game.setup.start(
-                *(self.setups.get(seat, arrangements[drawn[seat]]) for seat in (0, 1)))
+        self.code = self.game.first_position(self.rng, self.setups)
+        if self.game.cube is not None:
+            self.cube = CubeState()
+
+    # how a decision's loss is counted: winning chance in percentage points, or with the
+    # cube points of equity at the cube's value
+    @property
+    def labels(self) -> tuple:
+        return LABELS if self.cube is None else CUBE_LABELS
+
+    @property
+    def loss_scale(self) -> tuple[float, int, str]:
+        """(scale, digits, unit) of the losses the review states."""
+        return (100.0, 2, "points of winning chance") if self.cube is None else \
+            (1.0, 3, "points of equity at the cube's value")
 
     @property
     def over(self) -> bool:
@@ -230,7 +272,11 @@ class Session:
 
     @property
     def phase(self) -> str:
-        return "over" if self.over else ("move" if self.throw is not None else "throw")
+        if self.over:
+            return "over"
+        if self.cube is not None and self.cube.offered:
+            return "take"
+        return "move" if self.throw is not None else "throw"
 
     def side(self, seat: int) -> str:
         return self.game.presentation.sides[seat]
@@ -257,17 +303,88 @@ class Session:
     def throw_text(self, throw: int) -> str:
         return self.game.presentation.throw_text(throw)
 
+    # -- the cube ---------------------------------------------------------------
+    def cube_state(self, seat: int | None = None) -> str:
+        """The cube as `seat` (the player on roll if None) sees it (games/cube.py)."""
+        return self.game.cube.access(self.cube, self.seat if seat is None else seat)
+
+    @property
+    def can_double(self) -> bool:
+        return self.cube is not None and self.phase == "throw" and \
+            self.game.cube.may_double(self.cube, self.seat)
+
+    def double(self) -> list[dict]:
+        """The player on roll doubles; the computer answers at once, a person later
+        (answer)."""
+        if self.cube is None:
+            raise TabulaError(f"{self.game.name} is played without the doubling cube")
+        if not self.can_double:
+            raise SessionError("no double now: " + (
+                "the game is over" if self.over else "a double waits for its answer"
+                if self.cube.offered else "the throw is made" if self.throw is not None
+                else f"{self.side(1 - self.seat)} owns the cube"))
+        self._judge_cube(self.seat, 1)
+        self.cube = self.game.cube.doubled(self.cube)
+        events = [self._event("double", f"{self.says(self.seat, 'doubles', 'double')} "
+                                        f"to {2 * self.cube.value}", cube=2 * self.cube.value)]
+        if 1 - self.seat not in self.humans:
+            events += self.answer(self.computer.takes(self.code))
+        return events
+
+    def answer(self, take: bool) -> list[dict]:
+        """The side facing the double takes or passes."""
+        if self.cube is None:
+            raise TabulaError(f"{self.game.name} is played without the doubling cube")
+        if self.phase != "take":
+            raise SessionError("no double to answer")
+        taker, rules = 1 - self.seat, self.game.cube
+        self._judge_cube(taker, int(take))
+        if take:
+            self.cube = rules.taken(self.cube, taker)
+            text = f"{self.says(taker, 'takes', 'take')}: the cube is at {self.cube.value}"
+            self.cube_said = f"{self.side(self.seat)} doubled to {self.cube.value}, " \
+                             f"{self.side(taker)} took"
+            return [self._event("take", text, cube=self.cube.value)]
+        self.winner, self.points = self.seat, rules.passed(self.cube)
+        return [self._event("pass", f"{self.says(taker, 'passes', 'pass')}"),
+                self._win_event()]
+
+    def _judge_cube(self, seat, chosen: int):
+        """Record `seat`'s choice of the cube decision at hand, if a person's."""
+        if seat in self.humans and self.judge is not None:
+            options, equities = self._cube_decision()
+            self.decisions.append(Decision(seat, self.turn + 1, self.code, None,
+                                           [{"text": o} for o in options], chosen,
+                                           self.cube.value * equities))
+
+    def _cube_decision(self) -> tuple[list[str], np.ndarray]:
+        """The cube decision at hand and each choice's equity, per unit of cube: for the
+        player on roll, not doubling and doubling (the other side then answering well);
+        for the side facing a double, passing and taking."""
+        e = self.judge.equities(np.array([self.code]))
+        unavailable = e.no_double(UNAVAILABLE)[0]
+        if self.cube.offered:
+            return ["pass", "take"], np.array([-1.0, -2 * unavailable])
+        return (["no double", f"double to {2 * self.cube.value}"],
+                np.array([e.no_double(self.cube_state())[0], min(2 * unavailable, 1.0)]))
+
     # -- playing -------------------------------------------------------------
     def roll(self) -> list[dict]:
         """Throw for the seat to play; a throw without a legal move passes the turn."""
         if self.over:
             raise SessionError("the game is over")
+        if self.phase == "take":
+            raise SessionError(f"{self.side(1 - self.seat)} must first take or pass")
         if self.throw is not None:
             raise SessionError(f"{self.side(self.seat)} has thrown {self.throw} and must move")
+        if self.can_double and self.seat in self.humans:   # rolling is not doubling
+            self._judge_cube(self.seat, 0)
         self.throw = int(self.rng.choice(self.game.throws, p=self.game.probs))
         self.turn += 1
         self.frames.append({"number": self.turn, "seat": self.seat, "code": self.code,
                             "throw": self.throw, "played": None})
+        if self.cube is not None:
+            self.frames[-1]["cube"], self.cube_said = self.cube_said, None
         self.moves = [m | {"text": self._move_text(m)}
                       for m in self.game.legal_moves(self.code, self.throw)]
         events = [self._event("throw", f"{self.says(self.seat, 'throws', 'throw')} "
@@ -330,28 +447,49 @@ class Session:
         return [self._event("undo", f"{self.says(self.seat, 'takes', 'take')} back the move "
                                     f"of throw {self.turn}")]
 
-    UNDONE = ("code", "seat", "throw", "moves", "turn")   # what undo puts back
-
     def _standing(self) -> dict:
         return {name: getattr(self, name) for name in self.UNDONE} | {
             "decisions": len(self.decisions), "frames": len(self.frames)}
 
+    def _legal(self):
+        """The current moves as (next codes, overs, points a win scores per unit of
+        cube)."""
+        _, next_codes, infos = decision_form(self.game, self.moves)
+        n = len(self.moves)
+        win = self.game.cube.points(self.cube, self.game.win_size(self.code)) / self.cube.value
+        return next_codes[0, :n], (infos[0, :n] & OVER) != 0, np.full(n, float(win))
+
+    def _move_equities(self) -> np.ndarray:
+        """The mover's equity after each current move, per unit of cube."""
+        next_codes, overs, win = self._legal()
+        return move_equities(self.judge.equities, next_codes, overs, self.cube_state(), win)
+
     def _worths(self) -> np.ndarray:
-        """The current moves' worths for the mover, by which a person's move is judged."""
-        return self.judge.worths(self.game, self.moves)
+        """The current moves' worths for the mover, by which a person's move is judged:
+        winning chances, or with the cube equities at the cube's value."""
+        if self.cube is None:
+            return self.judge.worths(self.game, self.moves)
+        return self.cube.value * self._move_equities()
 
     def _win_event(self) -> dict:
-        return {"kind": "win", "seat": self.winner, "side": self.side(self.winner),
-                "text": f"{self.says(self.winner, 'wins', 'win')}"}
+        event = {"kind": "win", "seat": self.winner, "side": self.side(self.winner),
+                 "text": f"{self.says(self.winner, 'wins', 'win')}"}
+        if self.points is None:
+            return event
+        return event | {"points": self.points, "text": f"{event['text']} {self.points} "
+                                                       f"point{'s' * (self.points != 1)}"}
 
     def computer_turns(self) -> list[dict]:
-        """Throws and moves of the computer until a person is to play or the game ends.
-        A computer that searches against the clock shares REPLY_MS among the searches
-        of one reply, each at most its own limit."""
+        """The computer's cube actions, throws and moves until a person is to act or the
+        game ends. A computer that searches against the clock shares REPLY_MS among the
+        searches of one reply, each at most its own limit."""
         events, limit = [], self.computer.seconds if self.computer else None
         deadline = None if limit is None else time.monotonic() + REPLY_MS / 1000
         try:
-            while not self.over and self.seat not in self.humans:
+            while not self.over and self.seat not in self.humans and self.phase != "take":
+                if self.can_double and self.computer.doubles(self.code, self.cube_state()):
+                    events += self.double()
+                    continue
                 events += self.roll()
                 if self.throw is not None:
                     if deadline is not None:
@@ -367,16 +505,22 @@ class Session:
         """The computer's pick among the current moves."""
         if len(self.moves) == 1:
             return 0
+        if self.cube is not None:
+            next_codes, overs, win = self._legal()
+            return self.computer.money_move(next_codes, overs, self.cube_state(), win)
         return int(self.computer.choose(np.array([self.code]),
                                         *decision_form(self.game, self.moves),
                                         np.array([self.rng.random()]))[0])
 
     def _advance(self, index: int):
+        size = self.game.win_size(self.code)
         _, next_codes, infos = decision_form(self.game, self.moves)
         code, passes, over = advance(self.game.mirror, self.code, len(self.moves),
                                      next_codes[0], infos[0], index)
         if over:
             self.winner = self.seat
+            if self.cube is not None:
+                self.points = self.game.cube.points(self.cube, size)
         self.code = int(code)
         if passes:
             self.seat = 1 - self.seat
@@ -417,11 +561,14 @@ class Session:
 
     def hint(self) -> dict:
         """The current moves ranked by the mover's winning chance, each with its loss
-        against the best, in percentage points."""
-        if self.throw is None or not self.moves:
-            raise SessionError("a hint needs a throw with legal moves: throw first")
+        against the best, in percentage points; with the cube, the cube's action (before
+        a throw, or facing a double) or the moves, ranked by equity."""
         if self.judge is None:
             raise SessionError("no table or network to judge moves with")
+        if self.cube is not None:
+            return self._money_hint()
+        if self.throw is None or not self.moves:
+            raise SessionError("a hint needs a throw with legal moves: throw first")
         worths = self.judge.worths(self.game, self.moves)
         best = worths.max()
         ranked = sorted(range(len(self.moves)), key=lambda i: -worths[i])
@@ -430,39 +577,62 @@ class Session:
                            "chance": float(worths[i]),
                            "loss_points": float(100 * (best - worths[i]))} for i in ranked]}
 
+    def _money_hint(self) -> dict:
+        if self.phase == "move" and self.moves:
+            options, equities = [m["text"] for m in self.moves], self._move_equities()
+        elif self.phase == "take" or self.can_double:
+            options, equities = self._cube_decision()
+        else:
+            raise SessionError("nothing to decide: throw first")
+        best = equities.max()
+        ranked = sorted(range(len(options)), key=lambda i: -equities[i])
+        return {"exact": self.judge.exact, "source": self.judge.source,
+                "unit": "equity per unit of cube",
+                "moves": [{"index": i, "text": options[i], "equity": float(equities[i]),
+                           "loss": float(best - equities[i])} for i in ranked]}
+
     def review(self, seat: int) -> dict:
-        """How `seat` played: what it gave away (LOSS_UNIT), the error rate, the three
-        worst decisions with the better choice, and its winning chance at every throw
-        (and at the end, 1 or 0)."""
+        """How `seat` played: what it gave away (in the loss_scale's unit), the error
+        rate, the three worst decisions with the better choice, and its winning chance at
+        every throw (and at the end, 1 or 0); with the cube, checker play and cube
+        decisions counted apart too (parts)."""
         if self.judge is None:
             raise SessionError("no table or network to judge the game with")
         mine = [d for d in self.decisions if d.seat == seat]
         losses = np.array([d.loss for d in mine])
         worst = sorted(mine, key=lambda d: -d.loss)[:3]
         codes = np.array([f["code"] for f in self.frames], dtype=np.int64)
-        values = self.judge.values(codes) if len(codes) else np.empty(0)
+        values = self.judge.chances(codes) if len(codes) else np.empty(0)
         chances = [float(v if f["seat"] == seat else 1.0 - v)
                    for v, f in zip(values, self.frames)]
         if self.over:
             chances.append(1.0 if self.winner == seat else 0.0)
-        scale = self.LOSS_SCALE
-        return {"side": self.side(seat), "seat": seat, "exact": self.judge.exact,
-                "source": self.judge.source, "decisions": len(mine),
-                "unit": self.LOSS_UNIT, "digits": self.LOSS_DIGITS,
-                "points_given_away": float(scale * losses.sum()) if len(mine) else 0.0,
-                "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
-                "accuracy": float((losses <= ERROR_THRESHOLD).mean()) if len(mine) else 1.0,
-                "mean_loss_points": float(scale * losses.mean()) if len(mine) else 0.0,
-                "thresholds_points": dict(self.LABELS),
-                "thresholds_text": label_ranges(self.LABELS),
-                "judged": [self._judged(d) for d in mine],
-                "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
-                "chances": chances}
+        scale, digits, unit = self.loss_scale
+        review = {"side": self.side(seat), "seat": seat, "exact": self.judge.exact,
+                  "source": self.judge.source, "decisions": len(mine),
+                  "unit": unit, "digits": digits,
+                  "points_given_away": float(scale * losses.sum()) if len(mine) else 0.0,
+                  "error_rate": float((losses > ERROR_THRESHOLD).mean()) if len(mine) else 0.0,
+                  "accuracy": float((losses <= ERROR_THRESHOLD).mean()) if len(mine) else 1.0,
+                  "mean_loss_points": float(scale * losses.mean()) if len(mine) else 0.0,
+                  "thresholds_points": dict(self.labels),
+                  "thresholds_text": label_ranges(self.labels),
+                  "judged": [self._judged(d) for d in mine],
+                  "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
+                  "chances": chances}
+        if self.cube is None:
+            return review
+        parts = {}
+        for kind, cube in (("checker", False), ("cube", True)):
+            losses = [d.loss for d in mine if (d.throw is None) == cube]
+            parts[kind] = {"decisions": len(losses), "wrong": sum(x > TIE for x in losses),
+                           "points": float(sum(losses))}
+        return review | {"parts": parts}
 
     def _judged(self, d: Decision) -> dict:
-        points = self.LOSS_SCALE * d.loss
+        points = self.loss_scale[0] * d.loss
         label = "best" if d.loss <= ERROR_THRESHOLD else \
-            [name for name, least in self.LABELS if points >= least][-1]
+            [name for name, least in self.labels if points >= least][-1]
         return {"turn": d.turn, "label": label, "loss_points": float(points),
                 "throw": None if d.throw is None else self.throw_text(d.throw),
                 "played": d.moves[d.chosen]["text"],
@@ -470,17 +640,23 @@ class Session:
 
     def replay(self) -> list[dict]:
         """Every throw of the game so far, to step through: its frame (its number, who
-        threw what, the move played: None for no legal move, and what a session adds),
-        with the side's name and the board before the move in place of the position."""
+        threw what, the move played: None for no legal move, and with the cube its
+        action before the throw), with the side's name and the board before the move in
+        place of the position."""
         return [{k: v for k, v in f.items() if k != "code"} | {
                     "side": self.side(f["seat"]),
                     "board": self.game.presentation.board_view(f["code"], f["seat"] == 0)}
                 for f in self.frames]
 
     def state(self) -> dict:
-        return {"game": self.game.name, "rules": self.game.rules, "pieces": self.game.pieces,
-                "sides": self.game.presentation.sides,
-                "humans": sorted(self.humans), "phase": self.phase, "seat": self.seat,
-                "side": self.side(self.seat), "throw": self.throw,
-                "moves": self.legal_moves(), "board": self.board(), "winner": self.winner,
-                "turn": self.turn, "can_undo": self.can_undo}
+        state = {"game": self.game.name, "rules": self.game.rules, "pieces": self.game.pieces,
+                 "sides": self.game.presentation.sides,
+                 "humans": sorted(self.humans), "phase": self.phase, "seat": self.seat,
+                 "side": self.side(self.seat), "throw": self.throw,
+                 "moves": self.legal_moves(), "board": self.board(), "winner": self.winner,
+                 "turn": self.turn, "can_undo": self.can_undo}
+        if self.cube is None:
+            return state
+        return state | {"cube": {"value": self.cube.value, "owner": self.cube.owner,
+                                 "offered": self.cube.offered, "can_double": self.can_double},
+                        "points": self.points}

@@ -4,8 +4,8 @@ page of plain HTML, CSS and JavaScript, every asset served from tabula/static/.
 
 API (every error is a 4xx with {"error": "one line"}):
   GET  /api/games                      the games, their sides, rule sets (each with its
-                                       default pieces and those a network or the
-                                       table plays) and levels
+                                       default pieces, those a network or the table
+                                       plays, and the levels it is played at)
   POST /api/games                      a new game: {"game", "rules", "pieces", "level",
                                        "side", "hotseat", "seed"} -> {"id", "state",
                                        "events", "layout"}
@@ -13,7 +13,7 @@ API (every error is a 4xx with {"error": "one line"}):
   POST /api/games/ID/throw             the player to move throws
   POST /api/games/ID/move              {"move": index} of the listed legal moves
   POST /api/games/ID/cube              {"action": "double", "take" or "pass"}, in a game
-                                       with the doubling cube (a bear-off)
+                                       played with the doubling cube (Game.cube)
   GET  /api/games/ID/hint              the moves ranked, with winning chances and losses
                                        (with the cube: equities, or the cube's action)
   POST /api/games/ID/undo              take back your last move (and the computer's turns
@@ -45,20 +45,13 @@ from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
 
-from .cube_session import CubeSession, cube_levels, start_cube_session
-from .session import (LEVELS, NoNetworkError, Session, SessionError, playable_pieces,
-                      shipped_model, shipped_pieces, start_session)
+from .session import (LEVELS, NoNetworkError, Session, SessionError, levels_of,
+                      playable_pieces, shipped_model, shipped_pieces, start_session)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
 MAX_BODY = 10_000     # bytes of a request body
 LOG = logging.getLogger("tabula.web")
-
-
-def levels_of(game, table) -> list[str]:
-    """The levels the computer plays `game` at (with the cube: the network, and perfect
-    play when the table is the game's)."""
-    return list(cube_levels(table) if game.capabilities.has_cube else LEVELS)
 
 
 class Games:
@@ -91,11 +84,7 @@ class Games:
         table = self.table if self.table is not None and not self.table.game.differs_from(
             game.name, game.pieces, game.rules) else None
         model_path, model = self.model(game)
-        if game.capabilities.has_cube:
-            session = start_cube_session(game, asked.level, asked.side, asked.hotseat,
-                                         asked.seed, table, model)
-        else:
-            session = self._start(game, asked, table, model_path, model)
+        session = self._start(game, asked, table, model_path, model)
         session.lock = threading.Lock()
         key = secrets.token_hex(8)
         with self.lock:
@@ -189,12 +178,12 @@ def create_app(table=None, models=None) -> Starlette:
 
         def rule_set(name, rules):
             return {"name": rules, "default_pieces": playable_pieces(name, rules),
+                    "levels": levels_of(get_game(name, rules=rules), table_of(name, rules)),
                     "shipped_pieces": shipped_pieces(name, rules),
                     "table_pieces": table.game.pieces if table_of(name, rules) else None}
 
         return JSONResponse({"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).presentation.sides, "max_pieces": m.MAX_PIECES,
-             "levels": levels_of(get_game(name), table_of(name)),
              "rules": [rule_set(name, rules) for rules in rule_sets(name)]}
             for name, m in GAMES.items()]})   # as registered
 
@@ -235,9 +224,11 @@ def create_app(table=None, models=None) -> Starlette:
         data = await body(request)
         session = games.get(key)
         with session.lock:
-            if not isinstance(session, CubeSession):
+            if session.cube is None:
                 raise TabulaError(f"{session.game.name} is played without the doubling cube")
             action = check(CubeRequest, data, "the cube action", TabulaError).action
+            if action != "double" and session.phase != "take":
+                raise SessionError("no double to answer")
             acting = session.seat if action == "double" else 1 - session.seat
             if acting not in session.humans and not session.over:
                 raise SessionError("it is the computer's turn")

@@ -222,8 +222,13 @@ def test_commands(tmp_path, capsys):
                  "--out", str(tmp_path / "report"), "--games", "50", "--quiet"]) == 0
     assert "| perfect | 50 | 0.0000 |" in capsys.readouterr().out
     assert main(["eval", "report", "bearoff", "--checkers", "2", "--table", str(out),
-                 "--out", str(tmp_path / "r2"), "--players", "heuristic"]) == 2
-    assert "with the cube, players are" in capsys.readouterr().err
+                 "--out", str(tmp_path / "r2"), "--players", "random"]) == 2
+    assert "with the cube are perfect, heuristic and net" in capsys.readouterr().err
+    # the heuristic plays the cube as if it were dead (eval/equities.py): it gives some away
+    assert main(["eval", "regret", "bearoff", "--checkers", "2", "--table", str(out),
+                 "--player", "heuristic", "--games", "200", "--json", "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["cube_decisions"] > 0 and result["cube_loss_per_game_points"] > 0
     assert main(["eval", "match", "bearoff", "--checkers", "2", "--table", str(out),
                  "--a", "perfect", "--b", "perfect"]) == 2
     assert "use tabula eval regret bearoff" in capsys.readouterr().err
@@ -285,20 +290,19 @@ def test_play_with_the_cube_in_the_terminal(tmp_path):
     """A scripted game against the table's perfect play: the cube is offered, the hints
     name the equities, a double is answered and the game ends with points."""
     import io
-    from tabula.cube_play import play_cube_game
-    from tabula.cube_session import start_cube_session
-    from tabula.play import Console
+    from tabula.play import Console, play_game
+    from tabula.session import start_session
     out = tmp_path / "t.h5"
     solve_race(get_game("bearoff", 3), out, quiet=True)
     table = RaceTable(out)
-    session = start_cube_session(table.game, "master", seed=5, table=table)
+    session = start_session(table.game, "master", seed=5, table=table)
     script = io.StringIO("?\nd\n" + "r\n1\n" * 20)
     shown = io.StringIO()
-    result = play_cube_game(session, Console(script, shown))
+    result = play_game(session, Console(script, shown))
     text = shown.getvalue()
     assert "no double: " in text and "double to 2: " in text
     assert "you (white) double to 2" in text and "the computer (black) " in text
-    assert result is not None and result[1] in (1, 2, 4, 8)
+    assert result is not None and session.points in (1, 2, 4, 8)
 
 
 def test_a_table_too_large_for_the_machine_is_refused_at_once(tmp_path, capsys):
@@ -342,16 +346,15 @@ def test_a_bear_off_in_the_terminal_says_who_plays_in_notation_and_reviews(capsy
     decisions at the end."""
     import io
     import re
-    from tabula.cube_play import play_cube_game
-    from tabula.cube_session import start_cube_session
     from tabula.export.model_file import OnnxValueModel
-    from tabula.play import Console
-    from tabula.session import shipped_model
+    from tabula.play import Console, play_game
+    from tabula.session import shipped_model, start_session
     game = get_game("bearoff", 10)
-    session = start_cube_session(game, seed=3, model=OnnxValueModel(
-        shipped_model(game), game="bearoff", pieces=10))
+    path = shipped_model(game)
+    session = start_session(game, seed=3, model_path=path, model=OnnxValueModel(
+        path, game="bearoff", pieces=10))
     shown = io.StringIO()
-    result = play_cube_game(session, Console(io.StringIO("r\n?\n1\n" * 60), shown))
+    result = play_game(session, Console(io.StringIO("r\n?\n1\n" * 60), shown))
     text = shown.getvalue()
     assert result is not None and re.search(r"white: .* \d+ pips", text)
     assert re.search(r"you \(white\) play \d/(\d|off)", text)

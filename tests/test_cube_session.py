@@ -1,14 +1,14 @@
-"""Money games with the doubling cube (tabula/cube_session.py): the cube's rules, the
-computer's cube actions, hints and the review scored in equity by the table, and the
-web API's cube action."""
+"""Money games with the doubling cube, played through the one session (tabula/session.py)
+by the game's cube rules (games/cube.py): the computer's cube actions, hints and the
+review scored in equity by the table, and the web API's cube action."""
 import numpy as np
 import pytest
 from starlette.testclient import TestClient
 
-from tabula.cube_session import CubeSession, start_cube_session
-from tabula.eval.cube_regret import UNAVAILABLE, double_loss, table_player, take_loss
+from tabula.eval.equities import Equities, double_loss, take_loss
 from tabula.games import get_game
-from tabula.session import SessionError
+from tabula.games.cube import UNAVAILABLE
+from tabula.session import Session, SessionError, start_session
 from tabula.solver.race_table import RaceTable, solve_race
 from tabula.web import create_app
 from tests.test_web_api import play_out
@@ -21,8 +21,8 @@ def table(tmp_path_factory):
     return RaceTable(out)
 
 
-def hotseat(table, seed) -> CubeSession:
-    return start_cube_session(table.game, hotseat=True, seed=seed, table=table)
+def hotseat(table, seed) -> Session:
+    return start_session(table.game, hotseat=True, seed=seed, table=table)
 
 
 def finish(session, choose):
@@ -54,13 +54,13 @@ def by_hint(session):
 
 def test_the_cube_changes_hands_on_a_take_and_a_pass_ends_the_game(table):
     s = hotseat(table, seed=1)
-    assert s.phase == "throw" and s.can_double and s.cube == 1 and s.owner is None
+    assert s.phase == "throw" and s.can_double and s.cube.value == 1 and s.cube.owner is None
     s.double()
     assert s.phase == "take" and not s.can_double
     with pytest.raises(SessionError, match="must first take or pass"):
         s.roll()
     s.answer(take=True)
-    assert (s.cube, s.owner, s.phase) == (2, 1, "throw") and not s.can_double   # the taker's
+    assert (s.cube.value, s.cube.owner, s.phase) == (2, 1, "throw") and not s.can_double
     s.roll()
     if s.throw is not None:
         s.play(0)
@@ -84,7 +84,7 @@ def test_playing_the_hint_gives_nothing_away_and_a_wrong_cube_costs_the_table_s_
             assert review["points_given_away"] == pytest.approx(0, abs=1e-9)
             assert review["accuracy"] == 1.0
         assert s.points in (1, 2, 4, 8, 16)
-    perfect, checked = table_player(table), 0
+    checked = 0
     for seed in range(6):
         s = hotseat(table, seed)
         cubes = {}
@@ -92,12 +92,12 @@ def test_playing_the_hint_gives_nothing_away_and_a_wrong_cube_costs_the_table_s_
         def eager(session):
             if session.phase == "throw" and session.can_double:
                 cubes[len(session.decisions)] = (session.code, session.cube_state(),
-                                                 session.cube)
+                                                 session.cube.value)
                 return "double"
             return "take" if session.phase == "take" else by_hint(session)
         finish(s, eager)
         for index, (code, state, cube) in cubes.items():
-            e = perfect.values_of(np.array([code]))
+            e = Equities(table.values(np.array([code])), table.value_names)
             expected = cube * double_loss(e.no_double(state)[0], e.no_double(UNAVAILABLE)[0],
                                           True)
             assert s.decisions[index].loss == pytest.approx(expected, abs=1e-12)
@@ -112,21 +112,21 @@ def test_the_computer_doubles_and_the_person_must_answer(table):
     """Against perfect play: some seed makes the computer double; the person must then
     take or pass before anything else, and a take gives the person the cube."""
     for seed in range(200):
-        s = start_cube_session(table.game, "master", side="black", seed=seed, table=table)
+        s = start_session(table.game, "master", side="black", seed=seed, table=table)
         events = s.computer_turns()
-        while not s.over and not s.offered:
+        while not s.over and s.phase != "take":
             if s.phase == "throw":
                 events += s.roll()
             if s.phase == "move":
                 events += s.play(by_hint(s))
             events += s.computer_turns()
-        if s.offered:
-            assert any(e["kind"] == "double" for e in events) and s.phase == "take"
+        if s.phase == "take":
+            assert any(e["kind"] == "double" for e in events)
             with pytest.raises(SessionError):
                 s.roll()
-            cube = s.cube
+            cube = s.cube.value
             s.answer(take=True)
-            assert s.owner == 1 and s.cube == 2 * cube
+            assert s.cube.owner == 1 and s.cube.value == 2 * cube
             return
     pytest.fail("perfect play never doubled in 200 games")
 
@@ -136,7 +136,7 @@ def test_undo_puts_the_cube_back(table):
     a double of the computer's waiting for an answer included."""
     undone = set()
     for seed in range(60):
-        s = start_cube_session(table.game, "master", seed=seed, table=table)
+        s = start_session(table.game, "master", seed=seed, table=table)
         while not s.over:
             if s.phase == "take":
                 s.answer(take=True)
@@ -146,15 +146,15 @@ def test_undo_puts_the_cube_back(table):
             s.roll()
             if s.throw is None:
                 continue
-            before = (s.code, s.cube, s.owner, s.throw, s.offered)
+            before = (s.code, s.cube, s.throw)
             s.play(0)
             s.computer_turns()
             if s.over:
                 break
-            undone.add("double waiting" if s.offered else "cube taken" if s.cube > 1
-                       else "plain")
+            undone.add("double waiting" if s.cube.offered else "cube taken"
+                       if s.cube.value > 1 else "plain")
             s.undo()
-            assert (s.code, s.cube, s.owner, s.throw, s.offered) == before
+            assert (s.code, s.cube, s.throw) == before
             assert s.phase == "move"
             s.play(0)
     assert "double waiting" in undone
@@ -176,9 +176,13 @@ def test_the_review_counts_checker_play_and_the_cube_apart(table):
 def test_the_web_app_plays_a_bear_off_with_the_cube(table):
     client = TestClient(create_app(table), raise_server_exceptions=False)
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
-    assert listed["bearoff"]["levels"] == ["journeyman", "master"]
-    assert "apprentice" in client.post("/api/games", json={
-        "game": "bearoff", "pieces": 4, "level": "apprentice"}).json()["error"]
+    assert listed["bearoff"]["rules"][0]["levels"] == ["apprentice", "journeyman", "master"]
+    tableless = TestClient(create_app(), raise_server_exceptions=False)
+    listed = {g["name"]: g for g in tableless.get("/api/games").json()["games"]}
+    assert listed["bearoff"]["rules"][0]["levels"] == ["apprentice", "journeyman"]
+    refused = tableless.post("/api/games", json={"game": "bearoff", "pieces": 4,
+                                                 "level": "master"})
+    assert refused.status_code == 400 and "perfect play from a table" in refused.json()["error"]
     data = client.post("/api/games", json={"game": "bearoff", "pieces": 4, "level": "master",
                                            "seed": 7}).json()
     key, state = data["id"], data["state"]

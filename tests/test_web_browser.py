@@ -399,3 +399,46 @@ def test_a_bear_off_with_a_double_and_a_take_on_a_phone(browser, server):
         browser.save_screenshot(str(SHOTS / "bearoff-phone.png"))
     finally:
         browser.set_window_size(1100, 1400)
+
+
+def test_a_capture_game_played_for_money_hotseat_and_against_the_computer(browser, server):
+    """The toy capture game under its money rules (a game with contact, not a race),
+    through the same page: two people double, take and play it out by the ringed
+    pieces, the cube beside its owner; then against the computer, the person doubles
+    and the computer answers at once. The status names the points won."""
+    import re
+    from selenium.webdriver.common.by import By
+    status = lambda: browser.find_element(By.ID, "status").text   # noqa: E731
+    for size in ((390, 844), (1100, 1400)):
+        browser.set_window_size(*size)
+        start(browser, server, "toycapture", 2, hotseat=True, seed=4, rules="money")
+        assert status() == "red to double or throw."
+        assert browser.find_element(By.ID, "cube-centre").text == "1"
+        browser.find_element(By.ID, "double").click()
+        assert wait(browser, lambda: status() == "red doubles to 2: blue, take or pass.")
+        browser.find_element(By.ID, "take").click()
+        assert wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#pools-top #cube"))
+        assert browser.find_element(By.CSS_SELECTOR, "#pools-top #cube").text == "2"
+        for _ in range(100):
+            if step(browser) == "over":
+                break
+            wide = browser.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert wide[0] <= wide[1], wide
+        assert re.fullmatch(r"(red|blue) wins [24] points\.", status()), status()
+    browser.save_screenshot(str(SHOTS / "capture-money.png"))
+    start(browser, server, "toycapture", 2, level="apprentice", seed=2, rules="money")
+    assert browser.execute_script(   # the Master needs a table to play for money
+        "return document.querySelector('input[name=level][value=master]').parentElement.hidden")
+    browser.find_element(By.ID, "double").click()
+    assert wait(browser, lambda: re.search(r"the computer \(blue\) (takes|passes)",
+                                           browser.find_element(By.ID, "log").text))
+    phase = lambda: browser.execute_script("return current.state.phase")   # noqa: E731
+    for _ in range(100):
+        if phase() == "take":   # the computer doubled: take
+            browser.find_element(By.ID, "take").click()
+            wait(browser, lambda: phase() != "take")
+        elif step(browser) == "over":
+            break
+    assert re.fullmatch(r"(You|The computer) wins? [1248] points?( \((red|blue)\))?\.",
+                        status()), status()

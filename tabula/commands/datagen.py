@@ -55,7 +55,7 @@ def run(args):
              "test_frac": args.test_frac}, "--")
     from tabula.datagen.generate import generate
     table = open_table(args)
-    if table.game.capabilities.has_cube and args.alternatives:
+    if table.game.cube is not None and args.alternatives:
         raise UsageError(f"{table.game.name}: --alternatives is not available for race tables")
     try:
         summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,

@@ -122,10 +122,10 @@ def run_regret(args):
     from tabula.eval.players import make_player
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
-    if game.capabilities.has_cube and not args.cubeless:
+    if game.cube is not None and not args.cubeless:
         return _race_regret(args, game, table)
-    if args.cubeless and not game.capabilities.has_cube:
-        raise UsageError(f"--cubeless is for races with the doubling cube, not {game.name}")
+    if args.cubeless and game.cube is None:
+        raise UsageError(f"--cubeless is for games with the doubling cube, not {game.name}")
     result = regret(table, make_player(args.player, game, table), args.games, args.seed,
                     quiet=args.quiet).summary
     if args.json:
@@ -142,10 +142,11 @@ def run_regret(args):
 
 
 def _race_regret(args, game, table):
-    """Races with the doubling cube: checker play and cube decisions scored apart."""
-    from tabula.eval.cube_regret import cube_player, cube_regret
-    result = cube_regret(table, cube_player(args.player, table), args.games, args.seed,
-                         quiet=args.quiet).summary
+    """Games with the doubling cube: checker play and cube decisions scored apart."""
+    from tabula.eval.cube_regret import cube_regret
+    from tabula.eval.players import money_player
+    result = cube_regret(table, money_player(args.player, game, table), args.games,
+                         args.seed, quiet=args.quiet).summary
     if args.json:
         print(json.dumps(result))
         return 0
@@ -164,7 +165,7 @@ def run_match(args):
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
-    if game.capabilities.has_cube:
+    if game.cube is not None:
         raise UsageError(f"eval match plays games without the cube; {game.name} is played "
                          f"for money with it: use tabula eval regret {game.name} (every "
                          "checker play and cube decision scored by the table)")
@@ -190,7 +191,7 @@ def run_decision_set(args):
     if args.decisions < 1:
         raise UsageError(f"--decisions must be at least 1, not {args.decisions}")
     table = open_table(args)
-    if table.game.capabilities.has_cube:
+    if table.game.cube is not None:
         raise UsageError(f"{table.game.name}: decision sets hold games without the cube; "
                          "use tabula eval regret")
     result = make_decision_set(table, args.data, out, args.decisions, args.seed, args.split)

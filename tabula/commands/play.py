@@ -14,10 +14,10 @@ def add_parser(sub):
                     "the game, q to quit. Levels: "
                     + "; ".join(f"{k}: {v}" for k, v in LEVELS.items()) + ".")
     add_game_arguments(p, playable_pieces)
-    cubed = " and ".join(n for n in sorted(GAMES) if get_game(n).capabilities.has_cube)
+    cubed = " and ".join(n for n in sorted(GAMES) if get_game(n).cube is not None)
     p.add_argument("--level", choices=list(LEVELS), default="journeyman",
                    help=f"the computer's strength (default journeyman; {cubed}, played with "
-                        "the doubling cube: journeyman, or master with --table)")
+                        "the doubling cube: master only with --table)")
     p.add_argument("--model", metavar="FILE.onnx",
                    help="the network (default: the shipped models/GAMEPIECES.onnx)")
     p.add_argument("--table", metavar="FILE",
@@ -44,21 +44,7 @@ def run(args):
     if args.show_rules:
         print(to_text(game.presentation.rules_text()))
         return 0
-    if game.capabilities.has_cube:
-        return _play_with_the_cube(args, game)
     play_game(build_session(args, game), Console())
-    return 0
-
-
-def _play_with_the_cube(args, game):
-    """Races with the doubling cube (bear-offs): a money game (tabula/cube_play.py)."""
-    from tabula.cube_play import play_cube_game
-    from tabula.cube_session import start_cube_session
-    from tabula.play import Console
-    game, table, _, model = _variant_table_and_network(args, game)
-    session = start_cube_session(game, args.level, args.side, args.hotseat, args.seed, table,
-                                 model)
-    play_cube_game(session, Console())
     return 0
 
 

@@ -32,20 +32,24 @@ function fillSetup() {
   fillPieces();
   $("side").innerHTML = "";
   game.sides.forEach((s, i) => option($("side"), s, `${s}${i === 0 ? " (throws first)" : ""}`));
-  // the strengths this game is played at (with the cube: the network, or the table)
+  $("rules-link").href = `/rules/${game.name}`;
+}
+
+// the strengths a rule set is played at (with the cube, the Master needs the table)
+function fillLevels(levels) {
   for (const input of document.querySelectorAll("input[name=level]")) {
-    input.parentElement.hidden = !game.levels.includes(input.value);
+    input.parentElement.hidden = !levels.includes(input.value);
     if (input.checked && input.parentElement.hidden) input.checked = false;
   }
   if (!document.querySelector("input[name=level]:checked")) {
-    document.querySelector(`input[name=level][value=${game.levels[0]}]`).checked = true;
+    document.querySelector(`input[name=level][value=${levels[0]}]`).checked = true;
   }
-  $("rules-link").href = `/rules/${game.name}`;
 }
 
 function fillPieces() {
   const game = games.find((g) => g.name === $("game").value);
   const rules = game.rules.find((r) => r.name === $("rules").value);
+  fillLevels(rules.levels);
   $("pieces").innerHTML = "";
   for (let p = 1; p <= game.max_pieces; p++) {
     const notes = [];

@@ -12,7 +12,9 @@ order, counted from its own start corner; with fewer than t pieces left, the mov
 chooses any of them. A piece stepping onto any piece, its own side's or the other's,
 removes it from the game. A side wins when a piece reaches its goal corner or when
 the other side has no piece left. The turn always passes. (A piece reaching its goal
-leaves the board, so that the position after a win is one of the game's.)
+leaves the board, so that the position after a win is one of the game's.) Under the
+rule set "money" it is played for money with the doubling cube (games/cube.py): a game
+with contact and a cube that is not a race.
 
 Packed code (int64), seen by the player about to throw, in that player's frame (it
 moves towards square 8; the mirror turns the board by half a turn):
@@ -31,6 +33,7 @@ from numba import njit
 
 from tabula.games.combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits,
                                         extract_bits, popcount)
+from tabula.games.cube import Cube
 from tabula.games.features import bit_planes, concat
 from tabula.games.game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Game, PositionError,
                                Presentation, capture_successors, check_json_object, whole_numbers)
@@ -38,6 +41,7 @@ from tabula.games.heuristic import TEMPO, logistic
 
 NAME = "toycapture"
 RULES = "toy"
+RULE_SETS = {"toy": None, "money": Cube()}   # rule set -> the cube it is played with
 MAX_PIECES = 3
 DEFAULT_PIECES = 2
 SIDE = 3
@@ -255,13 +259,15 @@ def features(codes, pieces: int):
                    opp.sum(1, keepdim=True) / pieces])
 
 
-def make(pieces: int = DEFAULT_PIECES) -> Game:
+def make(pieces: int | None = None, cube: Cube | None = None) -> Game:
+    pieces = DEFAULT_PIECES if pieces is None else pieces
     if not 1 <= pieces <= MAX_PIECES:
         raise PositionError(f"{NAME} takes pieces 1..{MAX_PIECES}, not {pieces}")
     layers = tuple((a, b) for a in range(1, pieces + 1) for b in range(1, pieces + 1))
     starts = list(STARTS[:pieces])
     start = from_json({"me": starts, "opp": [GOAL - s for s in starts]}, pieces)
-    return Game(name=NAME, rules=RULES, pieces=pieces,
+    return Game(name=NAME, rules=next(r for r, c in RULE_SETS.items() if c == cube),
+                pieces=pieces, cube=cube,
                 throws=np.arange(1, pieces + 1, dtype=np.int64),
                 probs=np.full(pieces, 1.0 / pieces), max_moves=MAX_MOVES, layers=layers,
                 layer_size=layer_size, start=start, moves=moves, mirror=mirror, layer_of=layer_of,

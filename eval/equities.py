@@ -1,0 +1,76 @@
+"""Money equities of positions, and what a player does with them in a game played with
+the doubling cube (games/cube.py): each move for the equity of the cube state at hand,
+a double when 2 ND(unavailable) >= ND (and ND <= 1), a take when 2 ND(unavailable) of
+the doubler is below 1 (docs/rules/bearoff.md; gnubg's rules, solver/two_sided.py).
+
+Values come in value_names order (solver/values.py): a race table's or its network's
+cubeless chances and no-double cubeful equities centred, owned and unavailable; or a
+winning chance alone (a layered table, a network of one, the heuristic), whose equity
+in every cube state is 2 p - 1, as if the cube were dead: an estimate, not the value
+of the cube's access.
+"""
+import numpy as np
+
+from tabula.games.cube import FLIP, UNAVAILABLE
+from tabula.solver.two_sided import cube_equity, doubles, takes
+
+TIE = 1e-6       # equities this close are the same decision
+
+
+class Equities:
+    """Cubeful equities of positions from an (n, k) array of values in `names` order
+    (or a winning chance alone, names ("win",): see the module's docstring)."""
+
+    def __init__(self, values, names):
+        self.v = np.asarray(values, dtype=np.float64).reshape(len(values), len(names))
+        self.col = {name: k for k, name in enumerate(names)}
+
+    def no_double(self, state):
+        if state not in self.col:   # a winning chance alone: the cube dead
+            return 2 * self.chance() - 1
+        return self.v[:, self.col[state]]
+
+    def chance(self):
+        """The cubeless winning chance."""
+        return self.v[:, self.col["win"]]
+
+    def with_cube(self, state):
+        """The equity with the cube action taken well, for the player on roll."""
+        nd = self.no_double(state)
+        if state == UNAVAILABLE:
+            return nd
+        return np.maximum(nd, np.minimum(2 * self.no_double(UNAVAILABLE), 1.0))
+
+    def doubles(self, state) -> bool:
+        """Whether the player on roll (the first position) doubles, the cube in `state`."""
+        return doubles(self.no_double(state)[0], self.no_double(UNAVAILABLE)[0])
+
+    def takes(self) -> bool:
+        """Whether the side facing a double in the first position (seen by the doubler)
+        takes."""
+        return takes(self.no_double(UNAVAILABLE)[0])
+
+
+def move_equities(equities_of, next_codes, overs, state, win_points):
+    """The mover's equity after each move, the cube in `state` for the mover;
+    equities_of: codes -> Equities."""
+    out = np.asarray(win_points, dtype=np.float64).copy()
+    live = ~np.asarray(overs, dtype=bool)
+    if live.any():
+        out[live] = -equities_of(np.asarray(next_codes)[live]).with_cube(FLIP[state])
+    return out
+
+
+def double_loss(nd, unavailable, doubled: bool) -> float:
+    """Equity (a unit of cube) the player on roll gives away by doubling or not: the
+    better of not doubling (nd) and doubling (2 ND(unavailable), 1 at most, the
+    opponent answering well) less the chosen."""
+    return cube_equity(nd, unavailable) - (min(2 * unavailable, 1.0) if doubled else nd)
+
+
+def take_loss(unavailable, taken: bool) -> float:
+    """Equity (a unit of cube) the player facing a double gives away by taking or
+    passing; `unavailable`: the doubler's ND(unavailable), so taking is worth
+    -2 ND(unavailable) to the taker and passing -1."""
+    taker = -2 * unavailable
+    return max(taker, -1.0) - (taker if taken else -1.0)
