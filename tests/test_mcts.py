@@ -178,7 +178,7 @@ def test_a_race_is_measured_without_the_cube_by_its_cubeless_chances(ur2, tmp_pa
     assert loss("random") > loss("mcts:200") > 0
     assert main(["eval", "regret", "ur", "--pieces", "2", "--table", str(ur2.path),
                  "--cubeless", "--player", "random"]) == 2
-    assert "--cubeless is for races" in capsys.readouterr().err
+    assert "--cubeless is for games with the doubling cube" in capsys.readouterr().err
 
 
 def test_playouts_mixed_into_a_valuing_leaf_replay_and_change_its_values(ur2):

@@ -106,9 +106,10 @@ def test_a_masters_game_in_the_terminal(monkeypatch, capsys):
 def test_the_help_gives_the_pieces_play_uses_and_a_level_a_game_cannot_honour_is_refused(
         monkeypatch, capsys):
     """--pieces' help for tabula play comes from the shipped networks (Senet: 4, the
-    bear-off: 10), not the rule sets' defaults; a bear-off has no heuristic player and
-    perfect play needs the table, so apprentice, and master without --table, are one
-    line each, not ignored."""
+    bear-off: 10), not the rule sets' defaults; in a game played with the cube the
+    Master is perfect play from a table (its search knows no cube), so master without
+    --table is one line, not ignored; the Apprentice (the heuristic, the cube taken as
+    dead) plays."""
     from tabula.commands.common import add_game_arguments
     from tabula.session import playable_pieces
     import argparse
@@ -118,9 +119,10 @@ def test_the_help_gives_the_pieces_play_uses_and_a_level_a_game_cannot_honour_is
     assert f"senet 1..5, default {playable_pieces('senet')}" in text
     assert f"bearoff 1..15, default {playable_pieces('bearoff')}" in text
     assert playable_pieces("senet") == 4 and playable_pieces("bearoff") == 10
-    for level in ("apprentice", "master"):
-        code, out = play(monkeypatch, capsys, ["bearoff", "--level", level], "q\n")
-        assert code == 2 and f"not at level {level}" in out.err
+    code, out = play(monkeypatch, capsys, ["bearoff", "--level", "master"], "q\n")
+    assert code == 2 and "level master is perfect play from a table" in out.err
+    code, out = play(monkeypatch, capsys, ["bearoff", "--level", "apprentice"], "q\n")
+    assert code == 0 and "at level apprentice" in out.out
 
 
 def test_the_computer_s_searches_share_one_reply_s_time(tables):
