@@ -14,16 +14,13 @@ from numba import njit, prange
 
 from tabula.infra.batch import unrank_many
 from tabula.games.game import layer_id
-from tabula.games.loop import start_positions
-from tabula.infra.rng import cumulative, stream_key, uniform
+from tabula.infra.rng import stream_key, uniform
 from tabula.infra.progress import Progress
 from tabula.infra.manifest import stamp
 
 from tabula.solver.values import value_names
 
 from .datafile import FORMAT, FORMAT_VERSION, SOURCES, SPLITS, data_sha256, write_data
-from .race_selfplay import play_race_games
-from .selfplay import play_games
 
 GAMES_PER_CHUNK = 4096
 FIRST_CAPACITY = 1024     # positions a game may meet before its chunk is replayed larger
@@ -38,28 +35,15 @@ def self_play(table, games: int, explore: float, seed: int, quiet=False,
     game order), and their source (0 met; 2 the result of a move not chosen, with
     `alternatives`)."""
     g = table.game
-    cum_probs = cumulative(g.probs)
     parts, part_kinds = [], []
     capacity = FIRST_CAPACITY * (g.max_moves if alternatives else 1)
     progress = Progress("self-play" if explore else "perfect play", games, "games",
                         quiet or not games)
     for first in range(first_game, first_game + games, GAMES_PER_CHUNK):
         n = min(GAMES_PER_CHUNK, first_game + games - first)
-        while True:
-            out = np.empty(n * capacity, dtype=np.int64)
-            kinds = np.zeros(n * capacity, dtype=np.uint8)
-            if not g.capabilities.sides_meet:   # a race: random starts, no alternatives
-                r = g.race
-                counts = play_race_games(
-                    r.side_moves, r.side_index, r.side_of_index, r.side_bits,
-                    r.n_sides(g.pieces - 1), r.n_sides(g.pieces), table.arrays["win"],
-                    g.throws, cum_probs, g.max_moves, seed, first, explore, capacity, out)
-            else:
-                counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws,
-                                    cum_probs, g.max_moves, table.flat, table.offsets,
-                                    start_positions(g, seed, np.arange(first, first + n)),
-                                    seed, first, explore, alternatives,
-                                    capacity, out, kinds)
+        while True:   # the solution plays its perfect player (solver/selfplay.py)
+            counts, out, kinds = table.self_play(seed, first, n, explore, alternatives,
+                                                 capacity)
             if (counts >= 0).all():
                 break
             capacity *= 4   # a game met more positions than fit: replay the chunk

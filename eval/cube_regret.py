@@ -19,6 +19,7 @@ import numpy as np
 
 from tabula.games.cube import UNAVAILABLE, CubeState
 from tabula.games.game import OVER
+from tabula.games.loop import advance
 from tabula.infra.errors import TabulaError
 from tabula.infra.rng import cumulative
 from tabula.infra.progress import Progress
@@ -91,11 +92,13 @@ def cube_regret(table, player: Player, games: int, seed: int,
             if n > 1:
                 exact = move_equities(exact_of, out_codes[:n], overs, state, win_points)
                 score("checker", exact.max() - exact[choice], cube.value)
-            if overs[choice]:
+            code, passes, over = advance(game.mirror, np.int64(code), n, out_codes, out_info,
+                                         choice)
+            if over:
                 points = rules.points(cube, size)
                 points_won += points if seat == 0 else -points
                 break
-            code, seat = int(out_codes[choice]), 1 - seat
+            code, seat = int(code), 1 - seat if passes else seat
         progress.update(g + 1)
     progress.done(f"{games:,} games")
     total = loss["checker"] + loss["cube"]

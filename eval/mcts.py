@@ -52,7 +52,8 @@ import time
 import numpy as np
 from numba import njit, prange
 
-from tabula.games.game import AGAIN, OVER, worth
+from tabula.games.game import OVER, worth
+from tabula.games.loop import advance
 from tabula.infra.rng import below, cumulative, draw_throw, stream_key
 
 C_UCT = 1.0               # exploration of UCT (values are winning chances, in 0..1)
@@ -282,14 +283,11 @@ def playout(moves, mirror, throws, cum_probs, max_moves, code, key):
     for ply in range(MAX_PLAYOUT):
         throw = draw_throw(throws, cum_probs, key, 2 * ply)
         n = moves(code, throw, next_codes, infos)
-        if n == 0:
-            code, mine = mirror(code), not mine
-            continue
-        j = below(key, 2 * ply + 1, n)
-        if infos[j] & OVER:
+        j = below(key, 2 * ply + 1, n) if n > 0 else 0
+        code, passes, over = advance(mirror, code, n, next_codes, infos, j)
+        if over:
             return 1.0 if mine else 0.0
-        code = next_codes[j]
-        if not infos[j] & AGAIN:
+        if passes:
             mine = not mine
     return 0.5
 

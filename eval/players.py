@@ -21,11 +21,9 @@ from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from numba import njit, prange
 
 from tabula.infra.errors import TabulaError
 from tabula.infra.batch import evaluate_many
-from tabula.solver.bellman import best_move
 
 from .equities import Equities, move_equities
 from .search import decision_worths, first_best
@@ -72,14 +70,6 @@ def money_player(spec: str, game, table=None, model=None) -> Player:
     return player
 
 
-@njit(parallel=True, cache=True)
-def _table_choices(layer_of, rank, flat, offsets, counts, next_codes, infos):
-    out = np.empty(len(counts), dtype=np.int64)
-    for i in prange(len(counts)):
-        out[i] = best_move(layer_of, rank, flat, offsets, next_codes[i], infos[i], counts[i])
-    return out
-
-
 def search_player(spec, game, leaf, depth) -> Player:
     def choose(codes, counts, next_codes, infos, rand):
         return first_best(decision_worths(game, counts, next_codes, infos, depth, leaf))
@@ -102,8 +92,8 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         if len(table.value_names) > 1:   # a race table: the best cubeless winning chance
             player = search_player(spec, game, lambda c: _win_column(table.values(c)), 0)
         else:
-            player = Player(spec, game, lambda codes, counts, nxt, infos, rand: _table_choices(
-                game.layer_of, game.rank, table.flat, table.offsets, counts, nxt, infos))
+            player = Player(spec, game, lambda codes, counts, nxt, infos, rand:
+                            table.best_moves(counts, nxt, infos))
         player.equities = equities
         return player
     if kind in ("heuristic", "expectimax"):

@@ -1,7 +1,13 @@
-"""`tabula eval report`: the standard set of players measured against the table,
-written as REPORT.md, results.json and PNG plots, with provenance."""
+"""`tabula eval report`: players measured against the table, written as REPORT.md,
+results.json and PNG plots, with provenance. One writer for every game: a game played
+for money with the doubling cube has more kinds of decision, so its report scores
+checker play and cube decisions apart, in points of equity (eval/cube_regret.py);
+every other game's scores one loss a decision in points of winning chance
+(eval/measures.py)."""
 import json
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
@@ -9,18 +15,25 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.schemas import ReportResults, read_json
 
+from .cube_regret import cube_regret
 from .measures import regret
-from .players import make_player
+from .players import make_player, money_player
 
 FORMAT, FORMAT_VERSION = "tabula-report", 1   # results.json's provenance
-STANDARD_PLAYERS = ["random", "heuristic", "expectimax:1", "expectimax:2", "perfect"]
-COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
+CHANCE_COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
            ("decisions_per_game", "decisions/game", "{:.1f}"),
            ("error_rate", "error rate", "{:.1%}"),
            ("loss_per_decision_points", "loss/decision (pts)", "{:.4f}"),
            ("loss_per_game_points", "loss/game (pts)", "{:.3f}"),
            ("worst_loss_points", "worst loss (pts)", "{:.2f}"),
            ("win_rate_vs_perfect", "wins vs perfect", "{:.1%}")]
+MONEY_COLUMNS = [("player", "player", "{}"), ("games", "games", "{:,}"),
+                 ("loss_per_game_points", "loss/game (pts)", "{:.4f}"),
+                 ("checker_loss_per_game_points", "checker play (pts)", "{:.4f}"),
+                 ("checker_error_rate", "checker errors", "{:.2%}"),
+                 ("cube_loss_per_game_points", "cube (pts)", "{:.4f}"),
+                 ("cube_error_rate", "cube errors", "{:.2%}"),
+                 ("worst_loss_points", "worst loss (pts)", "{:.3f}")]
 
 
 def short_name(spec: str) -> str:
@@ -32,47 +45,60 @@ def short_name(spec: str) -> str:
 
 
 def summary_table(rows) -> str:
-    """The results as a Markdown table (also what the pipeline prints)."""
-    lines = ["| " + " | ".join(title for _, title, _ in COLUMNS) + " | 95% interval (pts) |",
-             "|" + "---|" * (len(COLUMNS) + 1)]
+    """The results as a Markdown table (also what the pipeline prints): with the cube,
+    checker play and cube decisions apart; else with each loss's 95% interval."""
+    money = "cube_loss_per_game_points" in rows[0]
+    columns = MONEY_COLUMNS if money else CHANCE_COLUMNS
+    interval = "" if money else " 95% interval (pts) |"
+    lines = ["| " + " | ".join(title for _, title, _ in columns) + " |" + interval,
+             "|" + "---|" * (len(columns) + (not money))]
     for r in rows:
         cells = [fmt.format(short_name(r[key]) if key == "player" else r[key])
-                 for key, _, fmt in COLUMNS]
-        low, high = r["loss_per_game_ci95"]
-        lines.append("| " + " | ".join(cells) + f" | {low:.3f} .. {high:.3f} |")
+                 for key, _, fmt in columns]
+        low_high = "" if money else " {:.3f} .. {:.3f} |".format(*r["loss_per_game_ci95"])
+        lines.append("| " + " | ".join(cells) + " |" + low_high)
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class Measure:
+    """What a report measures of a game's players, and how it says so."""
+    players: tuple        # those scored when none are named
+    player: Callable      # (spec, game, table) -> the player of a spec
+    result: Callable      # (table, player, games, seed, quiet) -> a result (summary,
+                          # loss_points)
+    title: str            # formatted with the game
+    method: str           # formatted with the game, games and seed
+    plot: Callable        # (results, out) -> loss_per_game.png
+    smallest: float       # the least loss the loss distribution shows ...
+    largest_power: int    # ... and the largest, as a power of ten
+
+
+def measure_of(game) -> Measure:
+    """How a report on `game` measures its players: in winning chance against the
+    perfect player, or with the doubling cube in points of equity."""
+    return MONEY if game.cube is not None else CHANCE
+
+
 def write_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
-    game = table.game
+    """Measure each player of `specs` (refused before any is played) and write the
+    report into the folder `out`."""
+    game, measure = table.game, measure_of(table.game)
+    players = [measure.player(spec, game, table) for spec in specs]
     out.mkdir(parents=True, exist_ok=True)
-    results = []
-    for spec in specs:
-        results.append(regret(table, make_player(spec, game, table), games, seed, quiet))
-    _plots(results, out)
-    return write_report_files(
-        table, [r.summary for r in results], games, seed, out,
-        f"How much winning chance each player gives away: {game.name}, pieces={game.pieces}",
-        f"Each player played {games:,} games against the perfect player (first throw "
-        f"alternating, seed {seed}). For every decision with two or more legal moves the "
-        f"table gives the loss: the best move's winning chance minus the chosen move's, "
-        f"in percentage points. An error is a loss above 2e-6.", summary_table)
+    results = [measure.result(table, player, games, seed, quiet) for player in players]
+    measure.plot(results, out)
+    names = [short_name(r.summary["player"]) for r in results]
+    plot_loss_distribution(names, [r.loss_points for r in results], measure.smallest,
+                           measure.largest_power, out)
+    return write_report_files(table, [r.summary for r in results], games, seed, out,
+                              measure.title.format(game=game),
+                              measure.method.format(game=game, games=games, seed=seed))
 
 
-def report_writer(game) -> tuple:
-    """How a report on `game` is written, and the players it scores when none are
-    named: money play with the doubling cube scores checker and cube decisions apart
-    (eval/cube_report.py), every other game one loss a decision (write_report)."""
-    if game.cube is not None:
-        from .cube_report import write_cube_report   # here: cube_report imports this module
-        return write_cube_report, ["perfect"]
-    return write_report, STANDARD_PLAYERS
-
-
-def write_report_files(table, rows, games, seed, out: Path, title: str, method: str,
-                       table_of) -> dict:
-    """results.json (provenance and rows) and REPORT.md (title, method, the rows as
-    table_of(rows) makes them, the plots, provenance) of a report whose plots are in."""
+def write_report_files(table, rows, games, seed, out: Path, title: str, method: str) -> dict:
+    """results.json (provenance and rows) and REPORT.md (title, method, the rows'
+    summary table, the plots, provenance) of a report whose plots are in."""
     provenance = {**stamp(FORMAT, FORMAT_VERSION, table.game), "table": str(table.path),
                   "table_sha256": table.attrs["sha256"], "games": games, "seed": seed}
     (out / "results.json").write_text(json.dumps({"provenance": provenance, "players": rows},
@@ -80,13 +106,13 @@ def write_report_files(table, rows, games, seed, out: Path, title: str, method: 
     models = "".join(f"- {short_name(r['player'])}: `{r['player']}`, model SHA-256 "
                      f"{r['model_sha256']}\n" for r in rows if r["model_sha256"])
     (out / "REPORT.md").write_text(
-        f"# {title}\n\n{method}\n\n{table_of(rows)}\n\n![loss per game](loss_per_game.png)"
+        f"# {title}\n\n{method}\n\n{summary_table(rows)}\n\n![loss per game](loss_per_game.png)"
         f"\n\n![loss distribution](loss_distribution.png)\n\n## Provenance\n\n"
         f"- table `{table.path}`, SHA-256 {provenance['table_sha256']}\n{models}"
         f"- code {provenance['code_version']}, {provenance['created']}\n"
         f"- machine {provenance['machine']['cpu']}, {provenance['machine']['cores']} cores\n")
     return {"out": str(out), "players": rows, "provenance": provenance,
-            "table_markdown": table_of(rows)}
+            "table_markdown": summary_table(rows)}
 
 
 def verify_report(folder: Path) -> dict:
@@ -102,7 +128,7 @@ def verify_report(folder: Path) -> dict:
             "missing_files": absent, "ok": not missing and not absent}
 
 
-def _plots(results, out: Path):
+def _chance_plot(results, out: Path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -124,7 +150,6 @@ def _plots(results, out: Path):
     fig.tight_layout()
     fig.savefig(out / "loss_per_game.png", dpi=110)
     plt.close(fig)
-    plot_loss_distribution(names, [r.loss_points for r in results], 2e-4, 2, out)
 
 
 def plot_loss_distribution(names, losses, smallest: float, largest_power: int, out: Path):
@@ -150,3 +175,40 @@ def plot_loss_distribution(names, losses, smallest: float, largest_power: int, o
     fig.tight_layout()
     fig.savefig(out / "loss_distribution.png", dpi=110)
     plt.close(fig)
+
+
+def _money_plot(results, out: Path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    names = [short_name(r.summary["player"]) for r in results]
+    fig, ax = plt.subplots(figsize=(8, 3 + 0.4 * len(names)))
+    checker = np.array([r.summary["checker_loss_per_game_points"] for r in results])
+    cube = np.array([r.summary["cube_loss_per_game_points"] for r in results])
+    ax.barh(names, checker, color="#4a7ab5", label="checker play")
+    ax.barh(names, cube, left=checker, color="#d08c3a", label="cube decisions")
+    ax.invert_yaxis()
+    ax.set_xlabel("points given away per game")
+    ax.set_title("Loss per game against perfect play, by kind of decision")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(out / "loss_per_game.png", dpi=110)
+    plt.close(fig)
+
+
+CHANCE = Measure(
+    ("random", "heuristic", "expectimax:1", "expectimax:2", "perfect"), make_player, regret,
+    "How much winning chance each player gives away: {game.name}, pieces={game.pieces}",
+    "Each player played {games:,} games against the perfect player (first throw "
+    "alternating, seed {seed}). For every decision with two or more legal moves the "
+    "table gives the loss: the best move's winning chance minus the chosen move's, "
+    "in percentage points. An error is a loss above 2e-6.", _chance_plot, 2e-4, 2)
+MONEY = Measure(
+    ("perfect",), money_player, cube_regret,
+    "How many points each player gives away: {game.name}, {game.pieces} checkers, money "
+    "play with the doubling cube",
+    "Each player played {games:,} games against itself from random starts with "
+    "{game.pieces} checkers a side, cube centred (seed {seed}). The table scores every "
+    "decision, in points at the cube value of the moment: checker play by the best "
+    "move's equity less the chosen one's, cube decisions (double or not, take or pass) "
+    "likewise. An error is a loss above 1e-6.", _money_plot, 1e-5, 1)

@@ -3,9 +3,11 @@ throw and a choice. No legal move: the same board passes to the other side. A mo
 that won: the game is over. Otherwise the turn passes unless the mover throws again.
 
 `advance` is used by every loop that plays games: random play (datagen.sampling),
-self-play (datagen), the lockstep engine (eval, through `advance_many`) and the
-terminal game; `start_positions` says where the games of self-play and the engine
-begin.
+the perfect player's self-play (solver/selfplay.py), the lockstep engine (eval, through
+`advance_many`), tree search's playouts (eval/mcts.py), money games scored with the
+cube (eval/cube_regret.py) and the session people play; `start_positions` says where
+the games of self-play and the engine begin. (A race table's self-play moves sides,
+not positions: solver/race_selfplay.py.)
 """
 import numpy as np
 from numba import njit, prange

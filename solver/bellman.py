@@ -4,7 +4,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games.game import OVER, worth
-from tabula.solver.table import lookup
+from .lookup import lookup
 
 
 @njit(cache=True)
@@ -87,3 +87,24 @@ def best_move(layer_of, rank, flat, offsets, next_codes, infos, n):
             best = w
             best_j = j
     return best_j
+
+
+@njit(parallel=True, cache=True)
+def best_moves(layer_of, rank, flat, offsets, counts, next_codes, infos):
+    """best_move of each decision (rows of next_codes and infos, counts[i] moves)."""
+    out = np.empty(len(counts), dtype=np.int64)
+    for i in prange(len(counts)):
+        out[i] = best_move(layer_of, rank, flat, offsets, next_codes[i], infos[i], counts[i])
+    return out
+
+
+@njit(parallel=True, cache=True)
+def decision_worths(layer_of, rank, flat, offsets, counts, next_codes, infos):
+    """float32 (n, M): each legal move's worth to the mover (move_worth), 0 in unused
+    slots."""
+    worths = np.zeros(next_codes.shape, dtype=np.float32)
+    for i in prange(len(counts)):
+        for j in range(counts[i]):
+            worths[i, j] = move_worth(layer_of, rank, flat, offsets, next_codes[i, j],
+                                      infos[i, j])
+    return worths

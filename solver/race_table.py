@@ -24,7 +24,9 @@ from tabula.games.game import move_worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
+from tabula.infra.rng import cumulative
 
+from .race_selfplay import play_race_games
 from .two_sided import CUBEFUL, cube_equity, doubles, takes
 from .values import value_names
 
@@ -162,6 +164,24 @@ class RaceTable:
         live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
         worth = move_worths(next_codes, infos, live, lambda codes: self.values(codes)[:, 0])
         return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
+
+    def self_play(self, seed: int, first_game: int, n: int, explore: float,
+                  alternatives: bool, capacity: int):
+        """Table.self_play for a race: each game from a random start (each side's
+        checkers on a composition drawn uniformly), both sides playing the best
+        cubeless winning chance (solver/race_selfplay.py); no alternatives."""
+        if alternatives:
+            raise RaceTableError(f"{self.path}: alternatives (the positions of the moves "
+                                 "not chosen) are not available for race tables")
+        self._check_two_sided()
+        g, race = self.game, self.game.race
+        out = np.empty(n * capacity, dtype=np.int64)
+        counts = play_race_games(
+            race.side_moves, race.side_index, race.side_of_index, race.side_bits,
+            race.n_sides(g.pieces - 1), race.n_sides(g.pieces), self.arrays["win"],
+            g.throws, cumulative(g.probs), g.max_moves, seed, first_game, explore, capacity,
+            out)
+        return counts, out, np.zeros(n * capacity, dtype=np.uint8)
 
     def _check_two_sided(self):
         if not self.arrays:

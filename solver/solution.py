@@ -14,7 +14,15 @@ answers:
   move_answers(code, moves)  each legal move's value or equities to the mover
   decision_losses(...)       the judge of regret (one value: the layered kind; the
                              cube's checker and cube decisions: eval/cube_regret.py)
+  self_play(...)             games of its perfect player against itself, with
+                             exploration, compiled (datagen); the race kind from random
+                             starts, without alternatives
   info(), verify(sample)     what the file holds, and its checks (tabula table)
+
+and what compiled kernels need of the layered kind besides: best_moves (the perfect
+policy, eval's perfect player) and decision_worths (every legal move's worth, for
+decision losses and decision sets). Nothing above the solver reads a solution's arrays
+(tests/test_architecture.py).
 """
 from dataclasses import dataclass
 from typing import Callable

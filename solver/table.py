@@ -15,13 +15,18 @@ from pathlib import Path
 
 import h5py
 import numpy as np
-from numba import njit, prange
-
 from tabula.games import PositionError, game_of
-from tabula.games.game import LAYER_STRIDE, N_LAYER_IDS, layer_id, layer_pair
+from tabula.games.game import N_LAYER_IDS, layer_id, layer_pair
+from tabula.games.loop import start_positions
 from tabula.infra.h5files import open_checked, plain
 from tabula.infra.manifest import stamp
+from tabula.infra.rng import cumulative
 from tabula.infra.schemas import TableAttributes, check
+
+from .bellman import best_moves, decision_losses, decision_worths, table_move_worths
+from .lookup import lookup_many
+from .selfplay import play_games
+from .verify import verify_table
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1
@@ -68,29 +73,6 @@ def write_table(path, game, layers, read_layer, attrs, layer_attrs, done_with=No
 
         f.attrs["sha256"] = values_sha256(written())
         f.attrs.update(attrs)
-
-
-@njit(cache=True)
-def lookup(layer_of, rank, flat, offsets, code):
-    """Value of `code` from a flat float32 array of layers starting at offsets[layer]
-    (-1: not in the table, gives NaN). A side with no piece in play has won."""
-    layer = layer_of(code)
-    if layer // LAYER_STRIDE == 0:
-        return 1.0
-    if layer % LAYER_STRIDE == 0:
-        return 0.0
-    start = offsets[layer]
-    if start < 0:
-        return np.nan
-    return np.float64(flat[start + rank(code)])
-
-
-@njit(parallel=True, cache=True)
-def lookup_many(layer_of, rank, flat, offsets, codes):
-    out = np.empty(len(codes))
-    for i in prange(len(codes)):
-        out[i] = lookup(layer_of, rank, flat, offsets, codes[i])
-    return out
 
 
 class Table:
@@ -203,7 +185,6 @@ class Table:
     def move_answers(self, code: int, moves: list) -> list[dict]:
         """Each legal move's value: the mover's winning chance after it (game.legal_moves
         form; `code` is the position moved from)."""
-        from .bellman import table_move_worths
         if not moves:
             return []
         worths = table_move_worths(self, [m["position"] for m in moves],
@@ -213,14 +194,43 @@ class Table:
     def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
         """The judge regret uses: each decision's loss in winning chance, the best
         move's worth less the chosen one's (solver/bellman.py decision_losses)."""
-        from .bellman import decision_losses
         return decision_losses(self.game.layer_of, self.game.rank, self.flat, self.offsets,
                                counts, next_codes, infos, chosen)
+
+    # -- what compiled kernels need: the perfect policy, decisions' worths, self-play
+    def best_moves(self, counts, next_codes, infos) -> np.ndarray:
+        """The perfect policy: the best move of each decision by the table (the first of
+        equals), decisions in rows of next_codes and infos with counts[i] moves."""
+        return best_moves(self.game.layer_of, self.game.rank, self.flat, self.offsets,
+                          counts, next_codes, infos)
+
+    def decision_worths(self, counts, next_codes, infos) -> np.ndarray:
+        """float32 (n, M): each legal move's worth to the mover, 0 in unused slots."""
+        return decision_worths(self.game.layer_of, self.game.rank, self.flat, self.offsets,
+                               counts, next_codes, infos)
+
+    def self_play(self, seed: int, first_game: int, n: int, explore: float,
+                  alternatives: bool, capacity: int):
+        """Games first_game .. first_game + n - 1 of the perfect player against itself
+        with exploration, from the game's starts (solver/selfplay.py): (counts, out,
+        kinds), game i's positions in out[i * capacity:] (count -1: more than
+        capacity)."""
+        g = self.game
+        out = np.empty(n * capacity, dtype=np.int64)
+        kinds = np.zeros(n * capacity, dtype=np.uint8)
+        starts = start_positions(g, seed, np.arange(first_game, first_game + n))
+        counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws,
+                            cumulative(g.probs), g.max_moves, self.flat, self.offsets, starts,
+                            seed, first_game, explore, alternatives, capacity, out, kinds)
+        return counts, out, kinds
+
+    def values_sha256(self) -> str:
+        """The SHA-256 of the values as they are now (the file's says what they were)."""
+        return values_sha256(self.layer(*p) for p in self.layers)
 
     def verify(self, sample: int = 100_000) -> dict:
         """The checksum, sane values and the Bellman residual on a sample of every layer
         (solver/verify.py)."""
-        from .verify import verify_table
         return verify_table(self, sample=sample)
 
     @staticmethod

@@ -6,17 +6,14 @@ from tabula.games.game import layer_id
 from tabula.infra.batch import unrank_many
 from tabula.infra.manifest import missing_fields
 from tabula.solver.bellman import table_bellman
-from tabula.solver.table import Table, values_sha256
 
 RESIDUAL_BOUND = 1e-6
 
 
 def verify_table(table, sample=100_000, seed=0) -> dict:
-    """The report of Table.verify (table: a Table, or the path of one)."""
-    if not isinstance(table, Table):
-        table = Table(table)
+    """The report of Table.verify (table: a solver.table.Table)."""
     path = table.path
-    sha256 = values_sha256(table.layer(*p) for p in table.layers)
+    sha256 = table.values_sha256()
     rng = np.random.default_rng(seed)
     layers = {}
     for a, b in table.layers:

@@ -291,7 +291,7 @@ def _export(game, config, paths, work):
 
 
 def _report(game, config, paths, work):
-    from tabula.eval.report import report_writer
+    from tabula.eval.report import write_report
     from tabula.export.onnx_export import int8_model_path
     r = config["report"]
     model = paths["export"]
@@ -300,8 +300,7 @@ def _report(game, config, paths, work):
     players = [named.get(p, p) for p in r["players"]]
     if not config["export"]["int8"]:
         players = [p for p in players if ".int8." not in p]
-    write, _ = report_writer(game)
-    write(_table(game, paths["solve"]), players, r["games"], r["seed"], work / "report",
+    write_report(_table(game, paths["solve"]), players, r["games"], r["seed"], work / "report",
           quiet=False)
     curves = ""
     for stage in training_stages(config):

@@ -58,6 +58,29 @@ def test_no_code_outside_games_and_the_solver_registry_tests_a_solution_kind():
         "isinstance(table, RaceTable)")
 
 
+INSIDES = re.compile(r"\.flat\b|\.offsets\b|\.arrays\[|\.race\b|\b(Race)?Table\(")
+ABOVE_THE_SOLVER = ("datagen", "training", "export", "eval", "tabula")
+
+
+def test_nothing_above_the_solver_reads_a_solutions_insides():
+    """A solution answers for itself (solver/solution.py): its perfect policy, its
+    decisions' worths and its self-play come from the solution object, so nothing above
+    the solver reads its arrays or a game's Race, or opens a table by its class."""
+    found = []
+    for package in ABOVE_THE_SOLVER:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if not path.resolve().is_relative_to(ROOT / package):
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if INSIDES.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "a solution's insides read above the solver:\n" + "\n".join(found)
+    for leak in ("table.flat, table.offsets", 'table.arrays["win"]', "r = g.race",
+                 "Table(self.table)", "RaceTable(path)"):
+        assert INSIDES.search(leak), leak
+    assert not INSIDES.search("open_solution(path)") and not INSIDES.search("the race")
+
+
 def test_the_name_check_would_catch_a_dispatch(tmp_path):
     names = "|".join(re.escape(name) for name in GAMES)
     literal = re.compile(rf"""(['"])({names})\1""")

@@ -31,7 +31,7 @@ def test_every_layer_is_certified(tables):
         for layer in table.layers:
             stats = table.layer_attrs[layer]
             assert stats["residual"] <= 1e-6 and stats["last_change"] <= 1e-9
-        report = verify_table(table.path, sample=2000)
+        report = verify_table(table, sample=2000)
         assert report["ok"] and report["sha256_ok"], report
 
 

@@ -51,3 +51,16 @@ def test_the_commands_take_the_toy_game(toy_table, capsys):
     assert main(["play", "toyrace", "--show-rules"]) == 0
     assert capsys.readouterr().out.strip().startswith("Toy race")   # rendered, no #
     assert get_game("toyrace").presentation.sides == ("red", "blue")
+
+
+def test_a_race_without_a_race_object_goes_through_datagen(toy_table, tmp_path):
+    """The toy race's sides never meet but it declares no Race (so it is solved in
+    layers, like any game): self-play is the layered solution's own, from the game's
+    start, where it had asked the game for a Race and crashed."""
+    import h5py
+    out = tmp_path / "toy.h5"
+    assert main(["datagen", "toyrace", "--table", str(toy_table.path), "--out", str(out),
+                 "--games", "200", "--uniform", "500", "--seed", "3", "--quiet"]) == 0
+    with h5py.File(out) as f:
+        sources = np.concatenate([f[split]["source"][:] for split in ("train", "val", "test")])
+    assert (sources == 0).sum() > 200   # every game's positions, met in self-play

@@ -148,8 +148,8 @@ class ValueData(L.LightningDataModule):
         self.sizes = {split: size if self.kept.get(split) is None
                       else int(self.kept[split].sum()) for split, size in self.file.sizes.items()}
         if table:
-            from tabula.solver.table import Table
-            sha = Table(table).attrs["sha256"]
+            from tabula.solver.solution import open_solution
+            sha = open_solution(table).attrs["sha256"]
             if sha != self.file.attrs.get("table_sha256"):
                 raise DataError(f"{table} is not the table {path} was made from")
         self.splits = {}
@@ -221,9 +221,9 @@ class ValueData(L.LightningDataModule):
             return None, None
         if self.decision_set:
             return self._stored_decisions()
-        from tabula.solver.table import Table
+        from tabula.solver.solution import open_solution
         from tabula.training.decisions import batch_decisions
-        table, codes = Table(self.table), self.read("train", "codes")
+        table, codes = open_solution(self.table), self.read("train", "codes")
         made = [batch_decisions(table, codes, self.batch_size, first, count, seed, searched=s,
                                 quiet=False) if count else None
                 for first, count, seed, s in ((0, self.decisions, 0, False),

@@ -219,7 +219,7 @@ def run_decisions(args):
 
 
 def run_report(args):
-    from tabula.eval.report import report_writer
+    from tabula.eval.report import measure_of, write_report
     ReportSettings.check({"games": args.games}, "--")
     out = Path(args.out)
     if (out / "REPORT.md").exists() and not args.force:
@@ -227,9 +227,8 @@ def run_report(args):
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
-    write, standard_players = report_writer(game)
-    result = write(table, args.players or standard_players, args.games, args.seed,
-                   Path(args.out), quiet=args.quiet)
+    result = write_report(table, args.players or list(measure_of(game).players), args.games,
+                          args.seed, Path(args.out), quiet=args.quiet)
     if args.json:
         print(json.dumps(result))
         return 0

@@ -28,7 +28,6 @@ def add_parser(sub):
 
 
 def run(args):
-    from tabula.eval.cube_report import cube_summary_table
     from tabula.eval.report import summary_table
     config = load_config(args.config)
     if args.table is not None and not Path(args.table).is_file():
@@ -43,7 +42,7 @@ def run(args):
         return 0
     print()
     rows = summary["report"]["players"]
-    print((cube_summary_table if "cube_loss_per_game_points" in rows[0] else summary_table)(rows))
+    print(summary_table(rows))
     print(f"\nresults in {summary['workdir']}/: table.h5, data.h5, train/, model.onnx, "
           f"report/REPORT.md")
     return 0
