@@ -23,6 +23,7 @@ from typing import Callable
 import numpy as np
 
 from tabula.infra.errors import TabulaError
+from tabula.infra.numbers import whole_number
 from tabula.infra.batch import evaluate_many
 
 from .equities import Equities, move_equities
@@ -39,10 +40,11 @@ class Player:
     follow its money view of positions, `equities` (eval/equities.py)."""
     spec: str
     game: object       # the variant it plays (games.Game)
-    choose: Callable   # (codes, counts, next_codes, infos, rand) -> chosen indices
+    choose: Callable   # (codes, counts, next_codes, infos, rand, seconds=None) -> chosen
+                       # indices; seconds: a time limit for this call, for a player that
+                       # searches against the clock (tabula/session.py shares a reply's)
     model_sha256: str | None = None
-    seconds: float | None = None   # a search's time limit a call (mcts:SIMS/Tms); one who
-                                   # replies to a person may lower it (tabula/session.py)
+    seconds: float | None = None   # its own time limit a call (mcts:SIMS/Tms), if any
     equities: Callable | None = None   # codes -> Equities; None: it cannot play for money
 
     def money_move(self, next_codes, overs, state, win_points) -> int:
@@ -71,7 +73,7 @@ def money_player(spec: str, game, table=None, model=None) -> Player:
 
 
 def search_player(spec, game, leaf, depth) -> Player:
-    def choose(codes, counts, next_codes, infos, rand):
+    def choose(codes, counts, next_codes, infos, rand, seconds=None):
         return first_best(decision_worths(game, counts, next_codes, infos, depth, leaf))
     return Player(spec, game, choose)
 
@@ -82,8 +84,9 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
     playing many games opens and checks each file once."""
     kind, _, arg = spec.partition(":")
     if kind == "random":
-        return Player(spec, game, lambda codes, counts, nxt, infos, rand:
-                      np.minimum((rand * counts).astype(np.int64), counts - 1))
+        def choose(codes, counts, next_codes, infos, rand, seconds=None):
+            return np.minimum((rand * counts).astype(np.int64), counts - 1)
+        return Player(spec, game, choose)
     if kind == "perfect":
         if table is None:
             raise PlayerError("player 'perfect' needs a table (--table FILE)")
@@ -92,17 +95,18 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         if len(table.value_names) > 1:   # a race table: the best cubeless winning chance
             player = search_player(spec, game, lambda c: _win_column(table.values(c)), 0)
         else:
-            player = Player(spec, game, lambda codes, counts, nxt, infos, rand:
-                            table.best_moves(counts, nxt, infos))
+            def choose(codes, counts, next_codes, infos, rand, seconds=None):
+                return table.best_moves(counts, next_codes, infos)
+            player = Player(spec, game, choose)
         player.equities = equities
         return player
     if kind in ("heuristic", "expectimax"):
         depth = 0
         if kind == "expectimax":
-            if arg not in ("1", "2", "3"):
+            depth = whole_number(arg, 1, 3)
+            if depth is None:
                 raise PlayerError(f"expectimax takes a depth of 1, 2 or 3 throws "
-                                  f"(expectimax:2), not {arg!r}")
-            depth = int(arg)
+                                  f"(expectimax:2), not {arg[:20]!r}")
         player = search_player(spec, game, lambda c: evaluate_many(game.heuristic, c), depth)
         if depth == 0:
             player.equities = lambda c: Equities(evaluate_many(game.heuristic, c), ("win",))
@@ -118,7 +122,7 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
             player.equities = lambda c: Equities(model.predict(c), model.value_names)
         return player
     if kind == "mcts":
-        return mcts_player(spec, game, arg, model)
+        return mcts_player(spec, game, SearchSpec.parse(arg), model)
     raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
                       "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx, "
                       "mcts:SIMS[xL][/Tms][:LEAF]")
@@ -130,72 +134,86 @@ MAX_LEAVES = 1024
 MAX_PLAYOUTS = 10_000   # K of LEAF+K
 
 
-def mcts_player(spec, game, arg, model=None, searched=None) -> Player:
-    """mcts:SIMS[xL][/Tms][:LEAF]: each decision searched by eval.mcts; its random playouts
-    drawn from the decision's random number, so a game replays exactly. searched:
-    called with (codes, counts, next_codes, infos, visits, values) of each batch
-    searched (the labels of tabula/search_data.py)."""
+@dataclass(frozen=True)
+class SearchSpec:
+    """A tree search as mcts:SIMS[xL][/Tms][:LEAF[+K]] writes it (see the module's
+    docstring), parsed once (parse) and written back (str)."""
+    sims: int
+    leaves: int = 1              # leaves valued at once
+    ms: int | None = None        # a time limit a move (None: simulations alone)
+    leaf: str = "playout"        # playout, heuristic, or a network's path
+    playouts: int = 0            # random playouts mixed into a valuing leaf
+
+    @property
+    def seconds(self) -> float | None:
+        return None if self.ms is None else self.ms / 1000
+
+    def __str__(self) -> str:
+        leaves = f"x{self.leaves}" if self.leaves > 1 else ""
+        ms = f"/{self.ms}ms" if self.ms is not None else ""
+        leaf = "" if self.leaf == "playout" else f":{self.leaf}"
+        playouts = f"+{self.playouts}" if self.playouts else ""
+        return f"mcts:{self.sims}{leaves}{ms}{leaf}{playouts}"
+
+    @classmethod
+    def parse(cls, arg: str) -> "SearchSpec":
+        """The spec of 'SIMS[xL][/Tms][:LEAF[+K]]' (what follows mcts:), or a
+        PlayerError saying what is wrong."""
+        budget, _, leaf = arg.partition(":")
+        sims_leaves, slash, ms = budget.partition("/")
+        sims, x, leaves = sims_leaves.partition("x")
+        if whole_number(sims, 1, MAX_SIMS) is None:
+            raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
+                              f"(mcts:1000 or mcts:1000:MODEL.onnx), not {sims[:20]!r}")
+        if x and whole_number(leaves, 1, MAX_LEAVES) is None:
+            raise PlayerError(f"mcts takes leaves valued at once from 1 to {MAX_LEAVES} "
+                              f"(mcts:2000x16:MODEL.onnx), not {leaves[:20]!r}")
+        if slash and not (ms.endswith("ms") and whole_number(ms[:-2], 1, MAX_MS)):
+            raise PlayerError(f"mcts takes a time limit a move in milliseconds, 1 to "
+                              f"{MAX_MS:,} (mcts:5000/20ms), not {ms[:20]!r}")
+        name, plus, count = (leaf or "playout").rpartition("+")
+        leaf = name if plus else leaf or "playout"
+        if plus and whole_number(count, 1, MAX_PLAYOUTS) is None:
+            raise PlayerError(f"mcts takes random playouts mixed into a leaf from 1 to "
+                              f"{MAX_PLAYOUTS:,} (mcts:200:MODEL.onnx+32), not {count[:20]!r}")
+        spec = cls(int(sims), int(leaves) if x else 1, int(ms[:-2]) if slash else None, leaf,
+                   int(count) if plus else 0)
+        if (spec.leaves > 1 or spec.playouts) and spec.leaf == "playout":
+            raise PlayerError(f"mcts:{arg}: xL and +K are for a heuristic or network leaf; "
+                              "playouts run one simulation at a time")
+        return spec
+
+
+def mcts_player(spec: str, game, search_spec: SearchSpec, model=None,
+                searched=None) -> Player:
+    """The player `spec`, a tree search (search_spec): each decision searched by
+    eval.mcts; its random playouts drawn from the decision's random number, so a game
+    replays exactly. searched: called with (codes, counts, next_codes, infos, visits,
+    values) of each batch searched (the labels of tabula/search_data.py)."""
     from .mcts import best_moves, search
-    budget, _, leaf_name = arg.partition(":")
-    sims, leaves, seconds = _search_budget(budget)
-    leaf_name, playouts = _mixed_leaf(leaf_name or "playout")
-    if (leaves > 1 or playouts) and leaf_name == "playout":
-        raise PlayerError(f"{spec}: xL and +K are for a heuristic or network leaf; "
-                          "playouts run one simulation at a time")
+    s = search_spec
     sha256 = None
-    if leaf_name == "playout":
+    if s.leaf == "playout":
         leaf = None
-    elif leaf_name == "heuristic":
+    elif s.leaf == "heuristic":
         def leaf(codes):
             return evaluate_many(game.heuristic, codes)
     else:
-        model = _model(game, leaf_name, model)
+        model = _model(game, s.leaf, model)
         sha256 = model.manifest["sha256"]
 
         def leaf(codes):
             return _win_column(model.predict(codes))
 
-    def choose(codes, counts, next_codes, infos, rand):
+    def choose(codes, counts, next_codes, infos, rand, seconds=None):
         keys = (rand * 2.0 ** 53).astype(np.uint64)
-        visits, values = search(game, counts, next_codes, infos, keys, sims, leaf,
-                                player.seconds, leaves, playouts)
+        visits, values = search(game, counts, next_codes, infos, keys, s.sims, leaf,
+                                s.seconds if seconds is None else seconds, s.leaves,
+                                s.playouts)
         if searched is not None:
             searched(codes, counts, next_codes, infos, visits, values)
         return best_moves(counts, visits, values, by_value=leaf is not None)
-    player = Player(spec, game, choose, sha256, seconds)
-    return player
-
-
-def _mixed_leaf(text: str) -> tuple[str, int]:
-    """'MODEL.onnx+32' as ('MODEL.onnx', 32): the leaf, and the random playouts a
-    position mixed into its values (0: none)."""
-    name, plus, count = text.rpartition("+")
-    if not plus:
-        return text, 0
-    if not (count.isdigit() and 1 <= int(count) <= MAX_PLAYOUTS):
-        raise PlayerError(f"mcts takes random playouts mixed into a leaf from 1 to "
-                          f"{MAX_PLAYOUTS:,} (mcts:200:MODEL.onnx+32), not {count!r}")
-    return name, int(count)
-
-
-def _search_budget(text: str) -> tuple[int, int, float | None]:
-    """'1000', '2000x16' or '5000/20ms' as (simulations, leaves a step, seconds or
-    None)."""
-    sims_leaves, slash, ms = text.partition("/")
-    sims, x, leaves = sims_leaves.partition("x")
-    if not sims.isdigit() or not 1 <= int(sims) <= MAX_SIMS:
-        raise PlayerError(f"mcts takes simulations a move from 1 to {MAX_SIMS:,} "
-                          f"(mcts:1000 or mcts:1000:MODEL.onnx), not {sims!r}")
-    if x and not (leaves.isdigit() and 1 <= int(leaves) <= MAX_LEAVES):
-        raise PlayerError(f"mcts takes leaves valued at once from 1 to {MAX_LEAVES} "
-                          f"(mcts:2000x16:MODEL.onnx), not {leaves!r}")
-    leaves = int(leaves) if x else 1
-    if not slash:
-        return int(sims), leaves, None
-    if not (ms.endswith("ms") and ms[:-2].isdigit() and 1 <= int(ms[:-2]) <= MAX_MS):
-        raise PlayerError(f"mcts takes a time limit a move in milliseconds, 1 to "
-                          f"{MAX_MS:,} (mcts:5000/20ms), not {ms!r}")
-    return int(sims), leaves, int(ms[:-2]) / 1000
+    return Player(spec, game, choose, sha256, s.seconds)
 
 
 def _win_column(values):

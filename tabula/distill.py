@@ -23,6 +23,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from tabula.eval.players import SearchSpec
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
@@ -79,7 +80,8 @@ def teacher_of(recipe: dict, generation: int, work: Path) -> str:
     """The search that teaches `generation`."""
     if generation == 0:
         return recipe["distill"]["teacher"]
-    return f"mcts:{recipe['distill']['sims']}:{work / f'gen_{generation - 1}' / 'model.onnx'}"
+    return str(SearchSpec(recipe["distill"]["sims"],
+                          leaf=str(work / f"gen_{generation - 1}" / "model.onnx")))
 
 
 def run_distill(recipe: dict, log=print) -> dict:

@@ -12,7 +12,7 @@ other game's in points of winning chance.
 Seats: 0 is the side that throws first (Ur's light, Senet's white), 1 the other.
 """
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -20,7 +20,7 @@ import numpy as np
 
 from tabula.eval.equities import TIE, Equities, move_equities
 from tabula.eval.measures import ERROR_THRESHOLD
-from tabula.eval.players import make_player
+from tabula.eval.players import SearchSpec, make_player
 from tabula.eval.search import decision_form
 from tabula.games import get_game, rule_sets
 from tabula.games.cube import UNAVAILABLE, CubeState
@@ -31,8 +31,7 @@ from tabula.infra.errors import TabulaError
 # The Master's search without a table: simulations a move, leaves valued a network call
 # (six times the simulations of one leaf a call in the same time: docs/BENCHMARKS.md),
 # and a time limit that keeps a reply of the web app under 50 ms (bench_serve.py).
-MASTER_SIMS, MASTER_LEAVES, MASTER_MS = 5000, 16, 20
-MASTER_SEARCH = f"mcts:{MASTER_SIMS}x{MASTER_LEAVES}/{MASTER_MS}ms"
+MASTER_SEARCH = SearchSpec(sims=5000, leaves=16, ms=20)   # its leaf: the network
 REPLY_MS = 32    # all the computer's searches in one reply (Ur: a rosette throws again)
 LEAST_MS = 2     # a search's time when the reply's is spent
 # A person's decision by the winning chance it gave away, in points (best: none at all);
@@ -55,7 +54,8 @@ def label_ranges(labels=LABELS) -> str:
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
           "master": "the table's perfect play (with a table), else a tree search over the "
-                    f"network of at most {MASTER_SIMS:,} simulations and {MASTER_MS} ms a move"}
+                    f"network of at most {MASTER_SEARCH.sims:,} simulations and "
+                    f"{MASTER_SEARCH.ms} ms a move"}
 MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
 
 
@@ -163,8 +163,9 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
         return make_player("perfect", game, table)
     if model_path is None:
         raise NoNetworkError(game, level)
-    kind = MASTER_SEARCH if level == "master" else "net"
-    return make_player(f"{kind}:{model_path}", game, model=model)
+    spec = replace(MASTER_SEARCH, leaf=str(model_path)) if level == "master" else \
+        f"net:{model_path}"
+    return make_player(str(spec), game, model=model)
 
 
 def start_session(game, level: str = "journeyman", side: str | None = None,
@@ -485,24 +486,20 @@ class Session:
         searches of one reply, each at most its own limit."""
         events, limit = [], self.computer.seconds if self.computer else None
         deadline = None if limit is None else time.monotonic() + REPLY_MS / 1000
-        try:
-            while not self.over and self.seat not in self.humans and self.phase != "take":
-                if self.can_double and self.computer.doubles(self.code, self.cube_state()):
-                    events += self.double()
-                    continue
-                events += self.roll()
-                if self.throw is not None:
-                    if deadline is not None:
-                        self.computer.seconds = min(limit, max(
-                            LEAST_MS / 1000, deadline - time.monotonic()))
-                    events += self.play(self.computer_choice())
-        finally:
-            if limit is not None:
-                self.computer.seconds = limit
+        while not self.over and self.seat not in self.humans and self.phase != "take":
+            if self.can_double and self.computer.doubles(self.code, self.cube_state()):
+                events += self.double()
+                continue
+            events += self.roll()
+            if self.throw is not None:
+                seconds = None if deadline is None else min(
+                    limit, max(LEAST_MS / 1000, deadline - time.monotonic()))
+                events += self.play(self.computer_choice(seconds))
         return events
 
-    def computer_choice(self) -> int:
-        """The computer's pick among the current moves."""
+    def computer_choice(self, seconds: float | None = None) -> int:
+        """The computer's pick among the current moves; seconds: the time its search may
+        take (None: its own limit, if any)."""
         if len(self.moves) == 1:
             return 0
         if self.cube is not None:
@@ -510,7 +507,7 @@ class Session:
             return self.computer.money_move(next_codes, overs, self.cube_state(), win)
         return int(self.computer.choose(np.array([self.code]),
                                         *decision_form(self.game, self.moves),
-                                        np.array([self.rng.random()]))[0])
+                                        np.array([self.rng.random()]), seconds=seconds)[0])
 
     def _advance(self, index: int):
         size = self.game.win_size(self.code)

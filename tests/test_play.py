@@ -126,9 +126,10 @@ def test_the_help_gives_the_pieces_play_uses_and_a_level_a_game_cannot_honour_is
 
 
 def test_the_computer_s_searches_share_one_reply_s_time(tables):
-    """A Master that searches against the clock (mcts:SIMS/Tms) gets its own limit for
-    a reply's first search and what is left of REPLY_MS for the next ones (Ur: a
-    rosette throws again), never under LEAST_MS, and its limit back afterwards."""
+    """A Master that searches against the clock (mcts:SIMS/Tms) is given its own limit
+    for a reply's first search and what is left of REPLY_MS for the next ones (Ur: a
+    rosette throws again), never under LEAST_MS; the time is passed to each search, the
+    player's own limit never changed."""
     import time
     import numpy as np
     from tabula.eval.players import Player
@@ -138,8 +139,8 @@ def test_the_computer_s_searches_share_one_reply_s_time(tables):
     session = start_session(game, "apprentice", "light", seed=2, table=tables[("ur", 3)])
     limits = []
 
-    def slow_first(codes, counts, nxt, infos, rand):
-        limits.append(player.seconds)
+    def slow_first(codes, counts, nxt, infos, rand, seconds=None):
+        limits.append(seconds)
         time.sleep(0.015)   # a search that takes 15 ms
         return np.zeros(len(counts), dtype=np.int64)
     player = session.computer = Player("mcts:5000/20ms", game, slow_first, seconds=0.02)
