@@ -26,7 +26,7 @@ from tabula.datagen.datafile import SOURCES
 from tabula.datagen.decision_set import write_decision_set
 from tabula.datagen.generate import split_of, write_set
 from tabula.eval.engine import play
-from tabula.eval.players import Player, SearchSpec, mcts_player
+from tabula.eval.players import Player, PlayerError, SearchSpec, mcts_player
 from tabula.games.game import OVER, worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.progress import Progress
@@ -37,11 +37,15 @@ def teacher_player(game, teacher: str, model=None, searched=None) -> Player:
     no time limit (data that replays exactly): a recipe's teacher is checked by
     building it before any work."""
     kind, _, arg = teacher.partition(":")
-    spec = SearchSpec.parse(arg) if kind == "mcts" else None
+    spec, reason = None, ""
+    try:
+        spec = SearchSpec.parse(arg) if kind == "mcts" else None
+    except PlayerError as err:
+        reason = f": {err}"
     if spec is None or spec.leaf == "playout" or spec.ms is not None:
         raise TabulaError(f"the teacher must be a tree search with a leaf that values "
                           f"positions and no time limit, mcts:SIMS:heuristic or "
-                          f"mcts:SIMS:MODEL.onnx, not {teacher[:200]!r}")
+                          f"mcts:SIMS:MODEL.onnx, not {teacher[:200]!r}{reason}")
     return mcts_player(teacher, game, spec, model, searched)
 
 

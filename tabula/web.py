@@ -45,8 +45,9 @@ from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
 
+from .kit import Networks, kit_for
 from .session import (LEVELS, NoNetworkError, Session, SessionError, levels_of,
-                      playable_pieces, shipped_model, shipped_pieces, start_session)
+                      playable_pieces, shipped_pieces, start_session)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_SESSIONS = 1000   # the oldest game is forgotten beyond this
@@ -58,33 +59,17 @@ class Games:
     """The games being played, each with its lock (one request at a time per game)."""
 
     def __init__(self, table=None, models=None):
-        self.table, self.models = table, models or {}
+        self.table, self.networks = table, Networks(models)
         self.sessions = OrderedDict()
         self.lock = threading.Lock()
-        self.loaded = {}   # model path -> OnnxValueModel
-
-    def model(self, game):
-        path = self.models.get(game.name) or shipped_model(game)
-        if path is None:
-            return None, None
-        if str(path) not in self.loaded:
-            from tabula.export.model_file import OnnxValueModel
-            self.loaded[str(path)] = OnnxValueModel(path, game=game.name)
-        if self.loaded[str(path)].game.differs_from(game.name, game.pieces, game.rules):
-            return None, None
-        return path, self.loaded[str(path)]
 
     def new(self, request: dict) -> tuple[str, Session]:
         asked = check(NewGameRequest, request, "the request", TabulaError)
-        name = asked.game
-        if name not in GAMES:
-            raise TabulaError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
-        pieces, rules = asked.pieces, asked.rules
-        game = get_game(name, playable_pieces(name, rules) if pieces is None else pieces, rules)
-        table = self.table if self.table is not None and not self.table.game.differs_from(
-            game.name, game.pieces, game.rules) else None
-        model_path, model = self.model(game)
-        session = self._start(game, asked, table, model_path, model)
+        if asked.game not in GAMES:
+            raise TabulaError(f"unknown game {asked.game!r}; games are "
+                              f"{', '.join(sorted(GAMES))}")
+        kit = kit_for(asked.game, asked.pieces, asked.rules, self.table, self.networks)
+        session = self._start(kit.game, asked, kit.table, kit.model_path, kit.model)
         session.lock = threading.Lock()
         key = secrets.token_hex(8)
         with self.lock:

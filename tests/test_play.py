@@ -161,3 +161,26 @@ def test_the_computer_s_searches_share_one_reply_s_time(tables):
             assert reply[0] == 0.02 and all(LEAST_MS / 1000 <= s <= 0.02 for s in reply)
     for reply in shared:
         assert reply[1] <= (REPLY_MS - 15) / 1000 + 1e-3
+
+
+def test_the_variant_table_and_network_are_decided_once_for_terminal_and_web(
+        tables, monkeypatch, capsys):
+    """tabula/kit.py: a network named without --pieces decides the variant (EinStein's
+    3-cube network, where the game's default is 6 cubes); one named for another variant
+    than asked is one line; the web app passes over a server's network that does not fit
+    and plays the variant asked for with its shipped one."""
+    from tabula.kit import Networks, kit_for
+    code, out = play(monkeypatch, capsys, ["einstein", "--model", "models/einstein3.onnx",
+                                           "--hotseat", "--seed", "1"], "q\n")
+    assert code == 0 and "einstein with 3 pieces a side" in out.out
+    code, out = play(monkeypatch, capsys, ["einstein", "--cubes", "6", "--model",
+                                           "models/einstein3.onnx"], "q\n")
+    assert code == 2 and "not of pieces=6" in out.err
+    server = Networks({"einstein": "models/einstein3.onnx"})
+    kit = kit_for("einstein", 6, None, tables[("ur", 3)], server)
+    assert kit.model is not None and kit.model.game.pieces == 6   # the shipped one
+    assert kit.table is None   # a table of another game is no table of this one
+    kit = kit_for("einstein", 3, None, None, server)
+    assert str(kit.model_path) == "models/einstein3.onnx"
+    assert kit_for("ur", None, None, tables[("ur", 3)], server).table is None   # ur 7
+    assert kit_for("ur", 3, None, tables[("ur", 3)], server).table is tables[("ur", 3)]

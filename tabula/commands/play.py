@@ -48,26 +48,12 @@ def run(args):
     return 0
 
 
-def _variant_table_and_network(args, game):
-    """The variant played (the playable pieces when none are asked for, the table's
-    variant with --table), the table, and the network's path and opened model (--model,
-    else the shipped one; None if none)."""
-    from tabula.export.model_file import OnnxValueModel
-    from tabula.session import playable_pieces, shipped_model
-    if args.pieces is None and not args.model and not args.table:
-        game = get_game(game.name, playable_pieces(game.name, game.rules), game.rules)
-    table = open_table(args) if args.table else None
-    if table is not None:
-        game = table.game
-    model_path = args.model or shipped_model(game)
-    model = OnnxValueModel(model_path, game=game.name, pieces=game.pieces,
-                           rules=game.rules) if model_path else None
-    return game, table, model_path, model
-
-
 def build_session(args, game):
-    """The session of `tabula play`: the seats, the computer's player, the judge."""
+    """The session of `tabula play`: the variant, table and network (tabula/kit.py), the
+    seats, the computer's player, the judge."""
+    from tabula.kit import Networks, kit_for
     from tabula.session import start_session
-    game, table, model_path, model = _variant_table_and_network(args, game)
-    return start_session(game, args.level, args.side, args.hotseat, args.seed, table,
-                         model_path, model, args.setup)
+    networks = Networks({game.name: args.model} if args.model else None)
+    kit = kit_for(game.name, args.pieces, args.rules, open_table(args), networks, strict=True)
+    return start_session(kit.game, args.level, args.side, args.hotseat, args.seed, kit.table,
+                         kit.model_path, kit.model, args.setup)
