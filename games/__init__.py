@@ -58,6 +58,12 @@ def pieces_help(default_of=None) -> str:
     return "; ".join(line(name, module) for name, module in sorted(GAMES.items()))
 
 
+def game_flags() -> dict:
+    """{flag name: Flag} of every registered game's FLAGS (games/game.py: Flag): the other
+    names of pieces and rule sets that the commands offer."""
+    return {flag.name: flag for module in GAMES.values() for flag in getattr(module, "FLAGS", ())}
+
+
 def rules_help() -> str:
     """'ur: finkel (default), ...; senet: kendall' for every registered game."""
     return "; ".join(f"{name}: {', '.join(rule_sets(name))}" for name in sorted(GAMES))
@@ -68,8 +74,8 @@ register(senet)
 register(bearoff)
 register(einstein)
 
-__all__ = ["GAMES", "Game", "PositionError", "Race", "game_of", "get_game", "pieces_help",
-           "register", "rule_sets", "rules_help"]
+__all__ = ["GAMES", "Game", "PositionError", "Race", "game_flags", "game_of", "get_game",
+           "pieces_help", "register", "rule_sets", "rules_help"]
 
 
 def game_of(variant, where: str, error) -> Game:

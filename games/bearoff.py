@@ -18,11 +18,13 @@ from numba import njit
 from .cube import Cube
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .features import concat, field, one_hot
-from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Game, PositionError,
-                   Presentation, Race, bear_off_successors, check_json_object, whole_numbers)
+from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Flag, Game,
+                   PositionError, Presentation, Race, bear_off_successors, check_json_object,
+                   whole_numbers)
 from .heuristic import logistic
 
 NAME = "bearoff"
+FLAGS = (Flag("checkers", "pieces", "checkers a side (bearoff)"),)
 RULES = "gnubg"
 MAX_PIECES = 15
 DEFAULT_PIECES = 6

@@ -31,9 +31,10 @@ from numba import njit
 from tabula.games.combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits,
                                         extract_bits, lowest_bit_index)
 from tabula.games.features import concat, field, one_hot
-from tabula.games.game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Game,
-                               PositionError, Presentation, Setup, capture_successors,
+from tabula.games.game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Flag,
+                               Game, PositionError, Presentation, Setup, capture_successors,
                                check_json_object)
+from tabula.infra.numbers import whole_number
 from tabula.games.heuristic import TEMPO, logistic
 
 NAME = "einstein"
@@ -68,6 +69,19 @@ class EinsteinRules:
 RULE_SETS = {r.name: r for r in (EinsteinRules("5x5", 5, 6), EinsteinRules("4x4", 4, 6),
                                  EinsteinRules("3x3", 3, 3), EinsteinRules("2x2", 2, 1))}
 RULES = "5x5"   # the standard board
+
+
+def board_rules(text: str) -> str:
+    """--board N: the rule set of an N x N board ('NxN')."""
+    size = whole_number(text, 1, 99)
+    if size is None:
+        raise PositionError(f"the board's size is a whole number, not {text[:20]!r}")
+    return f"{size}x{size}"
+
+
+FLAGS = (Flag("cubes", "pieces", "cubes a side (einstein)"),
+         Flag("board", "rules", "the same as --rules NxN, for a board of N x N squares "
+                                "(einstein: --board 3 is --rules 3x3)", "N", board_rules))
 
 
 @njit(cache=True)
@@ -485,8 +499,7 @@ def make(pieces: int | None = None, rules: EinsteinRules = RULE_SETS[RULES]) -> 
                 rank=variant.rank, unrank=variant.unrank, progress=board.progress,
                 to_json=partial(to_json, n=n), from_json=partial(from_json, n=n),
                 heuristic=board.heuristic, successor_layers=capture_successors,
-                capabilities=Capabilities(acyclic=True, throw_picks_piece=True,
-                                          removes_for_good=True),
+                capabilities=Capabilities(acyclic=True, removes_for_good=True),
                 setup=Setup(arrangements=arrangements, start=partial(set_up, n=n)),
                 encoding=Encoding(partial(features, pieces=pieces, n=n),
                                   2 * pieces * (n * n + 1) + 2 * n * n),

@@ -130,6 +130,21 @@ def layer_pair(layer: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class Flag:
+    """Another name a game gives one of its parameters on the command line (a module's
+    FLAGS): --NAME stands for --pieces where the game calls its pieces so (checkers,
+    cubes), or reads its value into another parameter (EinStein's --board 3 is
+    --rules 3x3). The commands build their flags from these: no game's flag is written
+    outside games/."""
+    name: str
+    parameter: str                     # "pieces" or "rules"
+    help: str
+    metavar: str = "N"
+    to_value: Callable | None = None   # text -> the parameter's value, else a
+                                       # PositionError (None: read as the parameter is)
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """What a game can do, declared so that generic code reads this and never a game's
     name or class (as OpenSpiel's GameType declares a game's dynamics and utility)."""
@@ -137,7 +152,6 @@ class Capabilities:
                                  # repeats, so the solver needs one pass, not sweeps
     sides_meet: bool = True      # a move can touch the other side's pieces (False: a race)
     has_gammons: bool = False    # a game can be won double
-    throw_picks_piece: bool = False   # the throw names the piece that moves (EinStein)
     removes_for_good: bool = False    # a move may take a piece of either side out of the
                                       # game; a side with no piece left has lost
 

@@ -81,6 +81,24 @@ def test_nothing_above_the_solver_reads_a_solutions_insides():
     assert not INSIDES.search("open_solution(path)") and not INSIDES.search("the race")
 
 
+def test_no_game_s_flag_is_written_outside_games():
+    """Other names of the pieces (--checkers, --cubes) and rule sets (--board) are
+    declared by the games (FLAGS) and the commands build their flags from them."""
+    from tabula.games import game_flags
+    names = "|".join(re.escape(name) for name in game_flags())
+    written = re.compile(rf"""['"]--({names})['"]""")
+    found = []
+    for package in GENERIC:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if not path.resolve().is_relative_to(ROOT / package):
+                continue
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if written.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "a game's flag written outside games/:\n" + "\n".join(found)
+    assert written.search('parser.add_argument("--pieces", "--checkers", "--cubes")')
+
+
 def test_the_name_check_would_catch_a_dispatch(tmp_path):
     names = "|".join(re.escape(name) for name in GAMES)
     literal = re.compile(rf"""(['"])({names})\1""")

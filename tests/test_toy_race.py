@@ -64,3 +64,14 @@ def test_a_race_without_a_race_object_goes_through_datagen(toy_table, tmp_path):
     with h5py.File(out) as f:
         sources = np.concatenate([f[split]["source"][:] for split in ("train", "val", "test")])
     assert (sources == 0).sum() > 200   # every game's positions, met in self-play
+
+
+def test_the_commands_take_the_flag_the_game_declares(tmp_path, capsys):
+    """The toy race calls its pieces runners (FLAGS): every command offers --runners,
+    with no line outside games/ and tests/ naming it."""
+    out = tmp_path / "toy2.h5"
+    assert main(["solve", "toyrace", "--runners", "2", "--out", str(out), "--quiet"]) == 0
+    assert Table(out).game.pieces == 2
+    with pytest.raises(SystemExit):
+        main(["value", "--help"])
+    assert "--runners" in capsys.readouterr().out

@@ -363,8 +363,12 @@ def test_a_bear_off_with_a_double_and_a_take_on_a_phone(browser, server):
         assert not browser.find_elements(By.CSS_SELECTOR, "#board .movable")
         assert browser.find_element(By.ID, "cube-centre").text == "1"
         assert re.fullmatch(r"\d+ pips", browser.find_element(By.ID, "pips0").text)
+        browser.find_element(By.ID, "hint").click()   # the cube decision's hint
+        hinted = wait(browser, lambda: browser.find_element(By.ID, "hint-box").text)
+        assert "no double" in hinted and "double to 2" in hinted and "equity" in hinted
         browser.find_element(By.ID, "double").click()
         assert wait(browser, lambda: status() == "white doubles to 2: black, take or pass.")
+        assert browser.find_element(By.ID, "hint").is_enabled()   # take or pass: a hint
         browser.save_screenshot(str(SHOTS / "bearoff-double.png"))
         browser.find_element(By.ID, "take").click()
         assert wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#pools-top #cube"))

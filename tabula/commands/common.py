@@ -2,7 +2,7 @@
 import argparse
 import json
 
-from tabula.games import GAMES, PositionError, get_game, pieces_help, rules_help
+from tabula.games import GAMES, PositionError, game_flags, get_game, pieces_help, rules_help
 from tabula.games.game import layer_pair
 from tabula.infra.settings import MAX_SEED
 
@@ -50,25 +50,32 @@ def load_json(text: str, what: str):
         raise PositionError(f"{what} is not valid JSON ({str(err).splitlines()[0]})") from None
 
 
-def board_rules(text: str) -> str:
-    """--board N: the rule set of an N x N board ('NxN')."""
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"the board's size is a whole number, not {text[:20]!r}")
-    return f"{int(text)}x{int(text)}"
+def _flag_type(to_value):
+    """argparse's type of a game's flag: its value, or its PositionError as the line."""
+    def read(text: str):
+        try:
+            return to_value(text)
+        except PositionError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    return read
 
 
 def add_game_arguments(parser, default_of=None):
-    """GAME, --pieces, --rules and --board; default_of(name, rules): the pieces used
-    when none are named, where not the rule set's default (see games.pieces_help)."""
+    """GAME, --pieces, --rules and the flags the games declare (games.game_flags: other
+    names of the pieces, --board); default_of(name, rules): the pieces used when none
+    are named, where not the rule set's default (see games.pieces_help)."""
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
-    parser.add_argument("--pieces", "--checkers", "--cubes", type=int, default=None,
-                        dest="pieces",
-                        help=f"pieces (checkers, cubes) a side ({pieces_help(default_of)})")
+    flags = game_flags()
+    names = [f for f in flags.values() if f.parameter == "pieces" and f.to_value is None]
+    parser.add_argument("--pieces", *(f"--{f.name}" for f in names), type=int, default=None,
+                        dest="pieces", help=f"pieces ({', '.join(f.name for f in names)}) a "
+                                            f"side ({pieces_help(default_of)})")
     parser.add_argument("--rules", metavar="NAME", default=None,
                         help=f"the rule set, the game's first by default ({rules_help()})")
-    parser.add_argument("--board", metavar="N", type=board_rules, dest="rules",
-                        help="the same as --rules NxN, for games whose rule sets are board "
-                             "sizes (einstein: --board 3 is --rules 3x3)")
+    for flag in flags.values():
+        if flag not in names:
+            parser.add_argument(f"--{flag.name}", metavar=flag.metavar, dest=flag.parameter,
+                                type=_flag_type(flag.to_value), help=flag.help)
 
 
 def game_from_args(args):

@@ -303,10 +303,12 @@ function show(data) {
   const s = current.state;
   const human = s.humans.includes(s.seat);
   $("throw").disabled = !(s.phase === "throw" && human);
-  $("hint").disabled = !(s.phase === "move" && current.judge);
+  const answering = s.phase === "take" && s.humans.includes(1 - s.seat);
+  // a hint for a move, and with the cube for a double or its answer
+  const cubeDecision = s.cube && (answering || (s.phase === "throw" && s.cube.can_double && human));
+  $("hint").disabled = !(current.judge && (s.phase === "move" || cubeDecision));
   $("undo").disabled = !s.can_undo;
   $("undo").hidden = hotseat();
-  const answering = s.phase === "take" && s.humans.includes(1 - s.seat);
   $("cube-controls").hidden = !s.cube;
   $("double").disabled = !(s.cube && s.cube.can_double && human);
   $("take").disabled = $("pass").disabled = !answering;

@@ -273,8 +273,7 @@ def make(pieces: int | None = None, cube: Cube | None = None) -> Game:
                 layer_size=layer_size, start=start, moves=moves, mirror=mirror, layer_of=layer_of,
                 rank=rank, unrank=unrank, progress=progress, to_json=to_json, from_json=from_json,
                 heuristic=heuristic, successor_layers=capture_successors,
-                capabilities=Capabilities(acyclic=True, throw_picks_piece=True,
-                                          removes_for_good=True),
+                capabilities=Capabilities(acyclic=True, removes_for_good=True),
                 encoding=Encoding(partial(features, pieces=pieces), 2 * SQUARES + 2),
                 presentation=Presentation(
                     pieces=pieces, sides=SIDES, square_names={}, layout=LAYOUT, draw=draw,

@@ -22,12 +22,13 @@ from numba import njit
 
 from tabula.games.combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from tabula.games.features import bit_planes, concat, weighted_sum
-from tabula.games.game import (AGAIN, LAYER_STRIDE, OVER, Capabilities, Encoding, Game,
-                               PositionError, Presentation)
+from tabula.games.game import (AGAIN, LAYER_STRIDE, OVER, Capabilities, Encoding, Flag,
+                               Game, PositionError, Presentation)
 from tabula.games.heuristic import TEMPO, logistic
 from tabula.games.combinatorics import squares_sum
 
 NAME = "toyrace"
+FLAGS = (Flag("runners", "pieces", "runners a side (toyrace)"),)   # what it calls its pieces
 RULES = "toy"
 MAX_PIECES = 3
 DEFAULT_PIECES = 2
