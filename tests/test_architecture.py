@@ -20,19 +20,26 @@ def test_packages_import_only_packages_below_them():
     assert "1 kept, 0 broken" in done.stdout
 
 
+def lines_matching(pattern, packages=GENERIC, homes=()) -> list[str]:
+    """'path:number: line' of every line of the packages' code that `pattern` finds,
+    but in the files `homes` (paths from the root)."""
+    found = []
+    for package in packages:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            where = str(path.relative_to(ROOT))
+            if not path.resolve().is_relative_to(ROOT / package) or where in homes:
+                continue   # tabula/games etc. are links to the packages below
+            for number, line in enumerate(path.read_text().splitlines(), 1):
+                if pattern.search(line):
+                    found.append(f"{where}:{number}: {line.strip()}")
+    return found
+
+
 def test_no_code_outside_games_tests_a_games_name():
     """A game name as a string literal in generic code means a dispatch on it (or a
     default that picks one): that belongs behind the Game object."""
     names = "|".join(re.escape(name) for name in GAMES)
-    literal = re.compile(rf"""(['"])({names})\1""")
-    found = []
-    for package in GENERIC:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            if not path.resolve().is_relative_to(ROOT / package):
-                continue   # tabula/games etc. are links to the packages below
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                if literal.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    found = lines_matching(re.compile(rf"""(['"])({names})\1"""))
     assert not found, "game names outside games/:\n" + "\n".join(found)
 
 
@@ -44,15 +51,7 @@ def test_no_code_outside_games_and_the_solver_registry_tests_a_solution_kind():
     """Which solver a game takes and which class opens a file are decided once, in
     solver/solution.py; everything else reads a game's declared capabilities and the
     solution interface, never whether a game is a race or a table a RaceTable."""
-    found = []
-    for package in GENERIC:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            where = str(path.relative_to(ROOT))
-            if not path.resolve().is_relative_to(ROOT / package) or where in KIND_HOMES:
-                continue
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                if KIND_TEST.search(line):
-                    found.append(f"{where}:{number}: {line.strip()}")
+    found = lines_matching(KIND_TEST, homes=KIND_HOMES)
     assert not found, "solution kinds tested outside solver/solution.py:\n" + "\n".join(found)
     assert KIND_TEST.search("if game.race is not None:") and KIND_TEST.search(
         "isinstance(table, RaceTable)")
@@ -66,14 +65,7 @@ def test_nothing_above_the_solver_reads_a_solutions_insides():
     """A solution answers for itself (solver/solution.py): its perfect policy, its
     decisions' worths and its self-play come from the solution object, so nothing above
     the solver reads its arrays or a game's Race, or opens a table by its class."""
-    found = []
-    for package in ABOVE_THE_SOLVER:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            if not path.resolve().is_relative_to(ROOT / package):
-                continue
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                if INSIDES.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    found = lines_matching(INSIDES, ABOVE_THE_SOLVER)
     assert not found, "a solution's insides read above the solver:\n" + "\n".join(found)
     for leak in ("table.flat, table.offsets", 'table.arrays["win"]', "r = g.race",
                  "Table(self.table)", "RaceTable(path)"):
@@ -87,14 +79,7 @@ def test_no_game_s_flag_is_written_outside_games():
     from tabula.games import game_flags
     names = "|".join(re.escape(name) for name in game_flags())
     written = re.compile(rf"""['"]--({names})['"]""")
-    found = []
-    for package in GENERIC:
-        for path in sorted((ROOT / package).rglob("*.py")):
-            if not path.resolve().is_relative_to(ROOT / package):
-                continue
-            for number, line in enumerate(path.read_text().splitlines(), 1):
-                if written.search(line):
-                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    found = lines_matching(written)
     assert not found, "a game's flag written outside games/:\n" + "\n".join(found)
     assert written.search('parser.add_argument("--pieces", "--checkers", "--cubes")')
 

@@ -12,6 +12,7 @@ from tabula.games import get_game
 from tabula.games.cube import CENTERED, OWNED, UNAVAILABLE, Cube, CubeState
 from tabula.session import SessionError, start_session
 from tabula.web import create_app
+from tests.test_cube_session import finish
 
 
 def test_the_cube_rules():
@@ -44,22 +45,6 @@ def test_a_game_with_contact_declares_the_cube_and_one_without_does_not():
     assert get_game("bearoff", 3).cube == Cube() and get_game("ur", 3).cube is None
 
 
-def play_to_the_end(s, choose):
-    for _ in range(300):
-        if s.over:
-            return
-        action = choose(s)
-        if action == "double":
-            s.double()
-        elif action in ("take", "pass"):
-            s.answer(action == "take")
-        elif action == "roll":
-            s.roll()
-        else:
-            s.play(action)
-    raise AssertionError("the game did not end")
-
-
 def test_hotseat_doubles_takes_redoubles_and_a_pass_scores_the_cube():
     s = start_session(money_game(), hotseat=True, seed=2)
     assert s.state()["cube"] == {"value": 1, "owner": None, "offered": False,
@@ -86,7 +71,7 @@ def test_a_win_on_the_board_scores_the_cube_s_value():
     value (the toy game has no gammons: size 1)."""
     for seed in range(5):
         s = start_session(money_game(), hotseat=True, seed=seed)
-        play_to_the_end(s, lambda s: "double" if s.can_double and s.cube.value < 4 else
+        finish(s, lambda s: "double" if s.can_double and s.cube.value < 4 else
                         "take" if s.phase == "take" else "roll" if s.phase == "throw" else 0)
         assert s.points == s.cube.value == 4, seed
 
