@@ -7,6 +7,8 @@ registered here, and a test registers a toy game the same way.
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
 from tabula.infra.errors import TabulaError
 from . import bearoff, einstein, senet, ur
+import re
+
 from .game import Game, PositionError, Race
 
 GAMES = {}
@@ -42,6 +44,35 @@ def get_game(name: str, pieces: int | None = None, rules: str | None = None) -> 
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
 
 
+VARIANT = re.compile(r"([a-z0-9_]+)\(([^()]*)\)")
+VARIANT_KEYS = ("rules", "pieces")
+
+
+def parse_variant(text: str) -> Game:
+    """The game `text` names as a variant string (games.game.Variant): 'ur',
+    'ur(pieces=3)' or 'ur(rules=masters,pieces=7)', the game's defaults where a
+    parameter is not named; a PositionError saying what is wrong otherwise."""
+    if "(" not in text:
+        return get_game(text)
+    found = VARIANT.fullmatch(text.replace(" ", ""))
+    if found is None:
+        raise PositionError(f"a variant is written GAME(rules=NAME,pieces=N), not "
+                            f"{text[:60]!r}")
+    settings = {}
+    for part in filter(None, found.group(2).split(",")):
+        key, equals, value = part.partition("=")
+        if not equals or key not in VARIANT_KEYS or key in settings:
+            raise PositionError(f"a variant's settings are rules=NAME and pieces=N, each "
+                                f"once, not {part[:40]!r}")
+        settings[key] = value
+    pieces = settings.get("pieces")
+    if pieces is not None:
+        if not (pieces.isascii() and pieces.isdigit() and len(pieces) < 4):
+            raise PositionError(f"pieces must be a whole number, not {pieces[:20]!r}")
+        pieces = int(pieces)
+    return get_game(found.group(1), pieces, settings.get("rules"))
+
+
 def pieces_help(default_of=None) -> str:
     """'ur 1..7, default 7 (blitz rules: 5); ...' for every registered game.
     default_of(name, rules): the pieces used when none are named, where that is not the
@@ -75,7 +106,7 @@ register(bearoff)
 register(einstein)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "game_flags", "game_of", "get_game",
-           "pieces_help", "register", "rule_sets", "rules_help"]
+           "parse_variant", "pieces_help", "register", "rule_sets", "rules_help"]
 
 
 def game_of(variant, where: str, error) -> Game:

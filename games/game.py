@@ -130,6 +130,18 @@ def layer_pair(layer: int) -> tuple[int, int]:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """A variant of a game as one value, written as one string:
+    ur(rules=masters,pieces=7). games.parse_variant reads it back."""
+    game: str
+    rules: str
+    pieces: int
+
+    def __str__(self) -> str:
+        return f"{self.game}(rules={self.rules},pieces={self.pieces})"
+
+
+@dataclass(frozen=True)
 class Flag:
     """Another name a game gives one of its parameters on the command line (a module's
     FLAGS): --NAME stands for --pieces where the game calls its pieces so (checkers,
@@ -330,9 +342,13 @@ class Game:
         return self.setup.start(*(chosen.get(seat, arrangements[drawn[seat]])
                                   for seat in (0, 1)))
 
+    @property
+    def variant(self) -> Variant:
+        return Variant(self.name, self.rules, self.pieces)
+
     def describe(self) -> str:
-        """'ur (finkel rules, pieces=7)': the variant, as messages name it."""
-        return f"{self.name} ({self.rules} rules, pieces={self.pieces})"
+        """'ur(rules=finkel,pieces=7)': the variant, as messages name it."""
+        return str(self.variant)
 
     def differs_from(self, name: str | None = None, pieces: int | None = None,
                      rules: str | None = None) -> str | None:

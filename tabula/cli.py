@@ -41,7 +41,12 @@ def main(argv=None) -> int:
     if argv[:1] == ["train"]:   # LightningCLI parses its own arguments
         return guarded("tabula train", lambda: train.run(argv[1:]))
     args = build_parser().parse_args(argv)
-    return guarded(f"tabula {args.command}", lambda: args.run(args) or 0)
+
+    def run():
+        from tabula.commands.common import read_variant
+        read_variant(args)
+        return args.run(args) or 0
+    return guarded(f"tabula {args.command}", run)
 
 
 def guarded(name, work) -> int:

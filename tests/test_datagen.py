@@ -66,7 +66,7 @@ def test_other_game_or_missing_table_is_refused(tables, tmp_path, capsys):
     ur_table = str(tables[("ur", 3)].path)
     out = str(tmp_path / "x.h5")
     assert main(["datagen", "senet", "--table", ur_table, "--out", out]) == 2
-    assert "is a table of ur (finkel rules, pieces=3), not of senet" in capsys.readouterr().err
+    assert "is a table of ur(rules=finkel,pieces=3), not of senet" in capsys.readouterr().err
     assert main(["datagen", "ur", "--table", str(tmp_path / "none.h5"), "--out", out]) == 2
     assert "no table file" in capsys.readouterr().err
     assert main(["datagen", "ur", "--pieces", "2", "--table", ur_table, "--out", out]) == 2

@@ -160,7 +160,7 @@ def test_expectimax_searches_and_beats_random(tables):
 def test_other_game_table_model_and_bad_specs_are_refused(tables, tmp_path, capsys):
     ur = str(tables[("ur", 3)].path)
     assert main(["eval", "regret", "senet", "--table", ur, "--player", "random"]) == 2
-    assert "is a table of ur (finkel rules, pieces=3), not of senet" in capsys.readouterr().err
+    assert "is a table of ur(rules=finkel,pieces=3), not of senet" in capsys.readouterr().err
     assert main(["eval", "regret", "ur", "--table", ur, "--player", "wizard"]) == 2
     assert "unknown player 'wizard'" in capsys.readouterr().err
     assert main(["eval", "match", "ur", "--a", "perfect", "--b", "random"]) == 2
@@ -221,7 +221,7 @@ def test_a_player_of_another_variant_is_refused(tables):
     from tabula.games import get_game
     table = tables[("ur", 3)]
     two = make_player("heuristic", get_game("ur", 2))
-    with pytest.raises(PlayerError, match=r"plays ur \(finkel rules, pieces=2\), not of pieces=3"):
+    with pytest.raises(PlayerError, match=r"plays ur\(rules=finkel,pieces=2\), not of pieces=3"):
         regret(table, two, 10, 1)
     with pytest.raises(PlayerError, match="not of pieces=3"):
         match(make_player("heuristic", table.game), two, 5, seed=1)

@@ -152,7 +152,7 @@ def test_a_checkpoint_with_a_pickle_payload_is_refused_and_never_runs(tmp_path, 
 
 def test_model_of_another_game_is_refused(exported):
     from tabula.export.model_file import ModelError
-    with pytest.raises(ModelError, match=r"model of ur \(finkel rules, pieces=3\), not of senet"):
+    with pytest.raises(ModelError, match=r"model of ur\(rules=finkel,pieces=3\), not of senet"):
         OnnxValueModel(exported, game="senet")
     with pytest.raises(ModelError, match="not of masters rules"):
         OnnxValueModel(exported, game="ur", rules="masters")

@@ -2,6 +2,9 @@
 only in the tests (tests/conftest.py: "tiny", two coins, no safe rosette, a capture
 throws again) plays, solves and goes through the chain, and every file records its
 rule set and refuses to meet one of other rules."""
+import json
+import re
+
 import numpy as np
 import pytest
 
@@ -176,3 +179,30 @@ def test_the_table_equals_a_solve_of_the_reference_rules(rules, pieces, tmp_path
                                       "opp_waiting": ow}) for me, mw, opp, ow in exact]
     assert len(exact) > 1000 * (pieces - 1) + 100
     assert np.abs(table.values(codes) - np.array(list(exact.values()))).max() <= 1e-6
+
+
+def test_a_variant_is_one_value_written_as_one_string(capsys):
+    """games.game.Variant: ur(rules=masters,pieces=7) names a variant in messages, and
+    GAME takes it on every command; what it leaves out is the game's default, and a
+    --rules or --pieces that disagrees with it is one line."""
+    from tabula.games import parse_variant
+    game = get_game("ur", 7, "masters")
+    assert str(game.variant) == game.describe() == "ur(rules=masters,pieces=7)"
+    assert parse_variant(str(game.variant)).variant == game.variant
+    assert parse_variant("ur(pieces=3)").variant == get_game("ur", 3).variant
+    assert parse_variant("einstein(rules=3x3)").pieces == 3   # the rule set's default
+    for bad, said in (("ur(pieces=3", "GAME(rules=NAME,pieces=N)"),
+                      ("ur(colour=red)", "rules=NAME and pieces=N"),
+                      ("ur(pieces=3,pieces=4)", "each once"), ("ur(pieces=²)", "whole number"),
+                      ("ur(rules=nope)", "no rule set 'nope'")):
+        with pytest.raises(PositionError, match=re.escape(said)):
+            parse_variant(bad)
+    assert main(["moves", "ur(rules=blitz,pieces=3)", "--position", "start", "--throw", "2",
+                 "--json"]) == 0
+    blitz = json.loads(capsys.readouterr().out)
+    assert main(["moves", "ur", "--rules", "blitz", "--pieces", "3", "--position", "start",
+                 "--throw", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == blitz
+    assert main(["moves", "ur(pieces=3)", "--pieces", "4", "--position", "start",
+                 "--throw", "2"]) == 2
+    assert "names pieces=3, but --pieces says 4" in capsys.readouterr().err

@@ -106,7 +106,7 @@ def test_senet_closed_forms(tables):
 
 def test_table_refuses_other_game_or_rules(tables):
     path = tables[("ur", 2)].path
-    with pytest.raises(TableError, match=r"table of ur \(finkel rules, pieces=2\), not of senet"):
+    with pytest.raises(TableError, match=r"table of ur\(rules=finkel,pieces=2\), not of senet"):
         Table(path, game="senet")
     with pytest.raises(TableError, match="not of tiny rules"):
         Table(path, game="ur", rules="tiny")

@@ -2,7 +2,8 @@
 import argparse
 import json
 
-from tabula.games import GAMES, PositionError, game_flags, get_game, pieces_help, rules_help
+from tabula.games import (GAMES, PositionError, game_flags, get_game, parse_variant,
+                          pieces_help, rules_help)
 from tabula.games.game import layer_pair
 from tabula.infra.settings import MAX_SEED
 
@@ -64,7 +65,8 @@ def add_game_arguments(parser, default_of=None):
     """GAME, --pieces, --rules and the flags the games declare (games.game_flags: other
     names of the pieces, --board); default_of(name, rules): the pieces used when none
     are named, where not the rule set's default (see games.pieces_help)."""
-    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}")
+    parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}; "
+                        "or a variant in one string, ur(rules=masters,pieces=7)")
     flags = game_flags()
     names = [f for f in flags.values() if f.parameter == "pieces" and f.to_value is None]
     parser.add_argument("--pieces", *(f"--{f.name}" for f in names), type=int, default=None,
@@ -80,6 +82,19 @@ def add_game_arguments(parser, default_of=None):
 
 def game_from_args(args):
     return get_game(args.game, args.pieces, args.rules)
+
+
+def read_variant(args):
+    """GAME written as a variant, ur(rules=masters,pieces=7) (games.parse_variant): its
+    rule set and pieces fill --rules and --pieces, which may only agree with them."""
+    if "(" not in (getattr(args, "game", None) or ""):
+        return
+    game = parse_variant(args.game)
+    for key, value in (("rules", game.rules), ("pieces", game.pieces)):
+        if getattr(args, key, None) not in (None, value):
+            raise UsageError(f"{args.game[:60]} names {key}={value}, but --{key} says "
+                             f"{getattr(args, key)}")
+    args.game, args.rules, args.pieces = game.name, game.rules, game.pieces
 
 
 def parse_position(game, text_or_obj):
