@@ -87,7 +87,7 @@ def cube_regret(table, player: Player, games: int, seed: int,
             n = game.moves(np.int64(code), np.int64(throw), out_codes, out_info)
             overs = (out_info[:n] & OVER) != 0
             size = game.win_size(code)
-            win_points = np.full(n, float(rules.points(cube, size)) / cube.value)
+            win_points = np.full(n, float(rules.points_a_unit(cube, size)))
             choice = player.money_move(out_codes[:n], overs, state, win_points) if n > 1 else 0
             if n > 1:
                 exact = move_equities(exact_of, out_codes[:n], overs, state, win_points)

@@ -171,8 +171,10 @@ class SearchSpec:
         if slash and not (ms.endswith("ms") and whole_number(ms[:-2], 1, MAX_MS)):
             raise PlayerError(f"mcts takes a time limit a move in milliseconds, 1 to "
                               f"{MAX_MS:,} (mcts:5000/20ms), not {ms[:20]!r}")
-        name, plus, count = (leaf or "playout").rpartition("+")
-        leaf = name if plus else leaf or "playout"
+        leaf = leaf or "playout"
+        name, plus, count = leaf.rpartition("+")
+        if plus:
+            leaf = name
         if plus and whole_number(count, 1, MAX_PLAYOUTS) is None:
             raise PlayerError(f"mcts takes random playouts mixed into a leaf from 1 to "
                               f"{MAX_PLAYOUTS:,} (mcts:200:MODEL.onnx+32), not {count[:20]!r}")

@@ -80,10 +80,16 @@ class OnnxValueModel:
                      ModelError)
         self.game = game_of(said, str(self.path), ModelError)
         self.value_names = value_names(self.game)   # what its outputs are, in order
+        self.check_plays(game, pieces, rules)
+        self.manifest = self.read_manifest() if check_manifest else None
+
+    def check_plays(self, game: str | None = None, pieces: int | None = None,
+                    rules: str | None = None):
+        """A ModelError unless the model plays the game, pieces and rules asked (None:
+        any)."""
         other = self.game.differs_from(game, pieces, rules)
         if other:
             raise ModelError(f"{self.path} is a model of {self.game.describe()}, {other}")
-        self.manifest = self.read_manifest() if check_manifest else None
 
     def read_manifest(self, check_sha: bool = True) -> dict:
         """The manifest beside the model, which must describe the same game variant and

@@ -4,10 +4,12 @@ A game module offers NAME, DEFAULT_PIECES, MAX_PIECES and make(pieces) -> Game
 (games/game.py: the contract). `register` adds one; the built-in games are
 registered here, and a test registers a toy game the same way.
 """
+import re
+
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
 from tabula.infra.errors import TabulaError
+from tabula.infra.numbers import whole_number
 from . import bearoff, einstein, senet, ur
-import re
 
 from .game import Game, PositionError, Race
 
@@ -67,9 +69,9 @@ def parse_variant(text: str) -> Game:
         settings[key] = value
     pieces = settings.get("pieces")
     if pieces is not None:
-        if not (pieces.isascii() and pieces.isdigit() and len(pieces) < 4):
-            raise PositionError(f"pieces must be a whole number, not {pieces[:20]!r}")
-        pieces = int(pieces)
+        text, pieces = pieces, whole_number(pieces, 0, 999)   # get_game checks the range
+        if pieces is None:
+            raise PositionError(f"pieces must be a whole number, not {text[:20]!r}")
     return get_game(found.group(1), pieces, settings.get("rules"))
 
 

@@ -54,8 +54,11 @@ class Cube:
         """What the doubler wins when the double is passed: the value before it."""
         return state.value
 
+    def points_a_unit(self, state: CubeState, size: int) -> int:
+        """What a win of `size` (1 single, 2 gammon, 3 backgammon) scores for each unit
+        of the cube's value (the unit equities are counted in)."""
+        return 1 if self.jacoby and state.owner is None else size
+
     def points(self, state: CubeState, size: int) -> int:
-        """What a win of `size` (1 single, 2 gammon, 3 backgammon) scores."""
-        if self.jacoby and state.owner is None:
-            size = 1
-        return size * state.value
+        """What a win of `size` scores."""
+        return self.points_a_unit(state, size) * state.value

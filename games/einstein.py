@@ -73,7 +73,7 @@ RULES = "5x5"   # the standard board
 
 def board_rules(text: str) -> str:
     """--board N: the rule set of an N x N board ('NxN')."""
-    size = whole_number(text, 1, 99)
+    size = whole_number(text, 0, 999)   # the rule sets name the sizes there are
     if size is None:
         raise PositionError(f"the board's size is a whole number, not {text[:20]!r}")
     return f"{size}x{size}"

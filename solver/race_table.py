@@ -171,8 +171,8 @@ class RaceTable:
         checkers on a composition drawn uniformly), both sides playing the best
         cubeless winning chance (solver/race_selfplay.py); no alternatives."""
         if alternatives:
-            raise RaceTableError(f"{self.path}: alternatives (the positions of the moves "
-                                 "not chosen) are not available for race tables")
+            raise RaceTableError(f"{self.path}: --alternatives is not available for race "
+                                 "tables (a race's self-play records the moves chosen alone)")
         self._check_two_sided()
         g, race = self.game, self.game.race
         out = np.empty(n * capacity, dtype=np.int64)

@@ -39,8 +39,7 @@ class Networks:
         if str(path) not in self.opened:
             self.opened[str(path)] = OnnxValueModel(path, game=name)
         model = self.opened[str(path)]
-        if model.game.differs_from(name, pieces, rules):   # its message
-            OnnxValueModel(path, game=name, pieces=pieces, rules=rules)
+        model.check_plays(name, pieces, rules)
         return model
 
     def of(self, game: Game, strict: bool = False) -> tuple:
@@ -54,7 +53,7 @@ class Networks:
             if not model.game.differs_from(game.name, game.pieces, game.rules):
                 return path, model
             if strict:
-                self.opened_model(path, game.name, game.pieces, game.rules)
+                model.check_plays(game.name, game.pieces, game.rules)
         return None, None
 
 

@@ -457,7 +457,7 @@ class Session:
         cube)."""
         _, next_codes, infos = decision_form(self.game, self.moves)
         n = len(self.moves)
-        win = self.game.cube.points(self.cube, self.game.win_size(self.code)) / self.cube.value
+        win = self.game.cube.points_a_unit(self.cube, self.game.win_size(self.code))
         return next_codes[0, :n], (infos[0, :n] & OVER) != 0, np.full(n, float(win))
 
     def _move_equities(self) -> np.ndarray:
@@ -510,14 +510,13 @@ class Session:
                                         np.array([self.rng.random()]), seconds=seconds)[0])
 
     def _advance(self, index: int):
-        size = self.game.win_size(self.code)
         _, next_codes, infos = decision_form(self.game, self.moves)
         code, passes, over = advance(self.game.mirror, self.code, len(self.moves),
                                      next_codes[0], infos[0], index)
         if over:
             self.winner = self.seat
-            if self.cube is not None:
-                self.points = self.game.cube.points(self.cube, size)
+            if self.cube is not None:   # the size of a win by the player who moved
+                self.points = self.game.cube.points(self.cube, self.game.win_size(self.code))
         self.code = int(code)
         if passes:
             self.seat = 1 - self.seat

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from tabula.datagen.settings import DatagenSettings as D
 
-from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
+from .common import (add_game_arguments, add_table_argument, check_output,
                      open_table, seed)
 
 
@@ -55,8 +55,6 @@ def run(args):
              "test_frac": args.test_frac}, "--")
     from tabula.datagen.generate import generate
     table = open_table(args)
-    if table.game.cube is not None and args.alternatives:
-        raise UsageError(f"{table.game.name}: --alternatives is not available for race tables")
     try:
         summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,
                            args.val_frac, args.test_frac, quiet=args.quiet,
