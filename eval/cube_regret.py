@@ -6,7 +6,7 @@ A player plays with its money view of positions (Player.equities, eval/equities.
 the table itself ("perfect"), a network's outputs ("net"), or the heuristic's winning
 chance with the cube dead.
 
-Games start where the game's money games start (Game.first_position: a bear-off deals
+Games start where the game's money games start (games/state.begin: a bear-off deals
 each side's checkers at random), cube centred at 1, and the player plays both sides.
 Every decision is scored by the table, in points at the cube value of the moment: a
 move by the best move's exact equity less the chosen one's, a double or not by
@@ -17,9 +17,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tabula.games.cube import UNAVAILABLE, CubeState
-from tabula.games.game import OVER
-from tabula.games.loop import advance
+from tabula.games.cube import UNAVAILABLE
+from tabula.games.game import OVER as OVER_FLAG
+from tabula.games.state import (ACCEPT, DOUBLE, MOVE, OVER, PASS, PLAY, ROLL, Action,
+                                begin, may_double, step)
 from tabula.infra.errors import TabulaError
 from tabula.infra.rng import cumulative
 from tabula.infra.progress import Progress
@@ -48,8 +49,6 @@ def cube_regret(table, player: Player, games: int, seed: int,
         return Equities(table.values(codes), table.value_names)
     rng = np.random.default_rng(seed)
     cum = cumulative(game.probs)
-    out_codes = np.zeros(game.max_moves, dtype=np.int64)
-    out_info = np.zeros(game.max_moves, dtype=np.int64)
     loss = {"checker": 0.0, "cube": 0.0}
     count = {"checker": 0, "cube": 0}
     errors = {"checker": 0, "cube": 0}
@@ -65,40 +64,35 @@ def cube_regret(table, player: Player, games: int, seed: int,
         losses.append(lost)
 
     for g in range(games):
-        code = game.first_position(rng)
-        cube, seat = CubeState(), 0
-        while True:
+        now = begin(game, rng)
+        while now.phase != OVER:
+            cube, seat = now.cube, now.seat
             state = rules.access(cube, seat)
-            if state != UNAVAILABLE:
-                exact = exact_of(np.array([code]))
+            if may_double(game, now):
+                exact = exact_of(np.array([now.code]))
                 nd, unavailable = exact.no_double(state)[0], exact.no_double(UNAVAILABLE)[0]
-                doubled = player.doubles(code, state)
+                doubled = player.doubles(now.code, state)
                 score("cube", double_loss(nd, unavailable, doubled), cube.value)
                 if doubled:
-                    taken = player.takes(code)
+                    taken = player.takes(now.code)
                     score("cube", take_loss(unavailable, taken), cube.value)
+                    now = step(game, step(game, now, Action(DOUBLE)),
+                               Action(ACCEPT if taken else PASS))
                     if not taken:
-                        points = rules.passed(cube)
-                        points_won += points if seat == 0 else -points
                         break
-                    cube = rules.taken(cube, 1 - seat)
-                    state = UNAVAILABLE
+                    cube, state = now.cube, UNAVAILABLE
             throw = game.throws[int(np.searchsorted(cum, rng.random(), side="right"))]
-            n = game.moves(np.int64(code), np.int64(throw), out_codes, out_info)
-            overs = (out_info[:n] & OVER) != 0
-            size = game.win_size(code)
-            win_points = np.full(n, float(rules.points_a_unit(cube, size)))
-            choice = player.money_move(out_codes[:n], overs, state, win_points) if n > 1 else 0
+            now = step(game, now, Action(ROLL, throw))
+            if now.phase != MOVE:
+                continue
+            n, overs = len(now.infos), (now.infos & OVER_FLAG) != 0
+            win_points = np.full(n, float(rules.points_a_unit(cube, game.win_size(now.code))))
+            choice = player.money_move(now.next_codes, overs, state, win_points) if n > 1 else 0
             if n > 1:
-                exact = move_equities(exact_of, out_codes[:n], overs, state, win_points)
+                exact = move_equities(exact_of, now.next_codes, overs, state, win_points)
                 score("checker", exact.max() - exact[choice], cube.value)
-            code, passes, over = advance(game.mirror, np.int64(code), n, out_codes, out_info,
-                                         choice)
-            if over:
-                points = rules.points(cube, size)
-                points_won += points if seat == 0 else -points
-                break
-            code, seat = int(code), 1 - seat if passes else seat
+            now = step(game, now, Action(PLAY, choice))
+        points_won += now.points if now.winner == 0 else -now.points
         progress.update(g + 1)
     progress.done(f"{games:,} games")
     total = loss["checker"] + loss["cube"]

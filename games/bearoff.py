@@ -418,7 +418,7 @@ def _start(pieces: int) -> int:
 
 
 MAX_OFF = 4   # a double bears off up to four checkers
-CAPABILITIES = Capabilities(acyclic=True, sides_meet=False, has_gammons=True)
+CAPABILITIES = Capabilities(acyclic=True, has_gammons=True)
 RACE = Race(side_bits=SIDE_BITS, side_moves=side_moves, side_index=side_index,
             side_of_index=side_of_index, n_sides=n_sides, side_pips=side_pips,
             side_checkers=side_checkers, gammon_checkers=TOTAL_CHECKERS)
@@ -436,7 +436,8 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 race=RACE, cube=Cube(), win_size=RACE.win_points, deal=partial(RACE.deal, pieces),
                 encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
                 presentation=Presentation(
-                    pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
-                    draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
+                    draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
+                    cell=cell, events=events, code_layout=__doc__.strip(),
                     rules_file=RULES_DOCS / "bearoff.md", notation=move_notation,
                     throw_text=dice_text))

@@ -500,14 +500,16 @@ def make(pieces: int | None = None, rules: EinsteinRules = RULE_SETS[RULES]) -> 
                 to_json=partial(to_json, n=n), from_json=partial(from_json, n=n),
                 heuristic=board.heuristic, successor_layers=capture_successors,
                 capabilities=Capabilities(acyclic=True, removes_for_good=True),
-                setup=Setup(arrangements=arrangements, start=partial(set_up, n=n)),
+                setup=Setup(arrangements=arrangements, start=partial(set_up, n=n),
+                            written="the cubes' numbers on the start squares in order, the "
+                                    "corner first"),
                 encoding=Encoding(partial(features, pieces=pieces, n=n),
                                   2 * pieces * (n * n + 1) + 2 * n * n),
                 presentation=Presentation(
-                    pieces=pieces, sides=SIDES,
+                    sides=SIDES,
                     square_names={s: _square_name(s, n) for s in range(n * n)},
-                    layout=_layout(n), draw=partial(draw, n=n),
-                    view=partial(view, n=n), cell=partial(cell, n=n),
+                    layout=_layout(n), draw=partial(draw, pieces=pieces, n=n),
+                    view=partial(view, pieces=pieces, n=n), cell=partial(cell, n=n),
                     events=partial(events, n=n), code_layout=code_layout(n, pieces),
                     rules_file=RULES_DOCS / "einstein.md", win_words="wins",
                     named_by_board=True))

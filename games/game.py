@@ -121,6 +121,12 @@ def unpack_info(info: int) -> dict:
             "again": bool(info & AGAIN), "over": bool(info & OVER)}
 
 
+def move_dicts(next_codes, infos) -> list[dict]:
+    """Moves as dicts for people: unpack_info's keys, the resulting position and info."""
+    return [dict(unpack_info(int(info)), position=int(code), info=int(info))
+            for code, info in zip(next_codes, infos)]
+
+
 def layer_id(a: int, b: int) -> int:
     return a * LAYER_STRIDE + b
 
@@ -162,7 +168,6 @@ class Capabilities:
     name or class (as OpenSpiel's GameType declares a game's dynamics and utility)."""
     acyclic: bool = False        # every move inside a layer adds progress: no position
                                  # repeats, so the solver needs one pass, not sweeps
-    sides_meet: bool = True      # a move can touch the other side's pieces (False: a race)
     has_gammons: bool = False    # a game can be won double
     removes_for_good: bool = False    # a move may take a piece of either side out of the
                                       # game; a side with no piece left has lost
@@ -227,8 +232,24 @@ class Setup:
     """What a game whose sides arrange their pieces before play (EinStein) also
     offers: the arrangements a side may choose (the same for both sides), and the
     start position of each pair, the side that throws first to throw."""
-    arrangements: tuple       # each a tuple (piece numbers on the start squares, in order)
+    arrangements: tuple       # each a tuple of small numbers (EinStein: the pieces'
+                              # numbers on the start squares, in order)
     start: Callable           # (first side's arrangement, the other's) -> code
+    written: str = "the pieces' numbers on the start squares, in order"   # how people
+                                                       # write one, for messages
+
+    @staticmethod
+    def label(arrangement: tuple) -> str:
+        """An arrangement as people write it: its numbers one after the other, '312'."""
+        return "".join(str(number) for number in arrangement)
+
+    def parse(self, text: str) -> tuple:
+        """The arrangement people wrote as `text` ('312'), else a PositionError."""
+        for arrangement in self.arrangements:
+            if self.label(arrangement) == text:
+                return arrangement
+        raise PositionError(f"a set-up is written as {self.written} (e.g. "
+                            f"{self.label(self.arrangements[-1])}), not {str(text)[:20]!r}")
 
 
 @dataclass(frozen=True)
@@ -249,12 +270,12 @@ class Encoding:
 class Presentation:
     """What people see of a variant: the board drawn and laid out, square and side
     names, what a move does in words, the rules text."""
-    pieces: int
     sides: tuple                 # names of the side that throws first, and the other
     square_names: dict           # square -> its label in a move ("enter", "off")
     layout: dict                 # the board for drawing: rows, cols, cells, pools, dice
-    draw: Callable               # (code, pieces, first_to_throw) -> the board as text
-    view: Callable               # (code, pieces, first_to_throw) -> pieces on cells, pools
+    draw: Callable               # (code, first_to_throw=) -> the board as text
+    view: Callable               # (code, first_to_throw=) -> pieces on cells, pools
+                                 # (both with the variant's pieces bound: functools.partial)
     cell: Callable               # (seat, square) -> the cell of a seat's square
     events: Callable             # (code, move) -> what the move does, in words
     code_layout: str             # the packed code's bits, for people and manifests
@@ -280,12 +301,12 @@ class Presentation:
     def board(self, code: int, first_to_throw: bool) -> str:
         """The board in plain text; first_to_throw: whether the player about to throw
         is the side that threw first (so colours stay put)."""
-        return self.draw(code, self.pieces, first_to_throw)
+        return self.draw(code, first_to_throw=first_to_throw)
 
     def board_view(self, code: int, first_to_throw: bool) -> dict:
         """Which seat (0: the side that threw first) has a piece on each cell, and each
         seat's waiting and borne-off counts."""
-        return self.view(code, self.pieces, first_to_throw)
+        return self.view(code, first_to_throw=first_to_throw)
 
     def rules_text(self) -> str:
         """The rules for people (docs/rules/NAME.md for the built-in games)."""
@@ -328,19 +349,7 @@ class Game:
                                       # winning now: 1, 2 a gammon, 3 a backgammon
     deal: Callable | None = None  # rng -> a start drawn at random, for games played from
                                   # one (a bear-off's money game); None: from `start`
-
-    def first_position(self, rng, chosen: dict | None = None) -> int:
-        """Where a game played by people begins: `start`; a start drawn with `rng` in a
-        game dealt at random (deal); or, in a game whose sides arrange their pieces first
-        (setup), the arrangements `chosen` ({seat: arrangement}), the others drawn."""
-        if self.deal is not None:
-            return self.deal(rng)
-        if self.setup is None:
-            return self.start
-        arrangements, chosen = self.setup.arrangements, chosen or {}
-        drawn = rng.integers(len(arrangements), size=2)
-        return self.setup.start(*(chosen.get(seat, arrangements[drawn[seat]])
-                                  for seat in (0, 1)))
+                                  # (where a game begins: games/state.begin)
 
     @property
     def variant(self) -> Variant:
@@ -369,15 +378,17 @@ class Game:
                 f"throw {throw} is impossible in {self.name}: throws are "
                 f"{', '.join(str(int(t)) for t in self.throws)}")
 
-    def legal_moves(self, code: int, throw: int) -> list[dict]:
-        """The legal moves of `code` for `throw`, as dicts (slow path, for people)."""
-        self.check_throw(throw)
+    def move_arrays(self, code: int, throw: int) -> tuple[np.ndarray, np.ndarray]:
+        """The legal moves of `code` for `throw`: their resulting codes and packed infos."""
         out_codes = np.zeros(self.max_moves, dtype=np.int64)
         out_info = np.zeros(self.max_moves, dtype=np.int64)
         n = self.moves(np.int64(code), np.int64(throw), out_codes, out_info)
-        return [dict(unpack_info(int(out_info[i])), position=int(out_codes[i]),
-                     info=int(out_info[i]))
-                for i in range(n)]
+        return out_codes[:n], out_info[:n]
+
+    def legal_moves(self, code: int, throw: int) -> list[dict]:
+        """The legal moves of `code` for `throw`, as dicts (slow path, for people)."""
+        self.check_throw(throw)
+        return move_dicts(*self.move_arrays(code, throw))
 
     def solved_layers(self, max_total: int | None = None) -> list:
         """The layers a solve computes: both sides with a piece in play (and at most

@@ -375,6 +375,7 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
                 encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
                 presentation=Presentation(
-                    pieces=pieces, sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
-                    draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
+                    draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
+                    cell=cell, events=events, code_layout=__doc__.strip(),
                     rules_file=RULES_DOCS / "senet.md", position_kinds=position_kinds))

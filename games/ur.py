@@ -681,9 +681,9 @@ def make(pieces: int | None = None, rules: UrRules = FINKEL) -> Game:
                 encoding=Encoding(partial(features, pieces=pieces, track=path.track),
                                   n_features(pieces, path.track), features_doc(path.track)),
                 presentation=Presentation(
-                    pieces=pieces, sides=SIDES,
+                    sides=SIDES,
                     square_names={0: "enter", path.track + 1: "off"},
-                    layout=_layout(rules, throws), draw=partial(draw, rules=rules),
-                    view=partial(view, path=path), cell=partial(cell, path=path),
+                    layout=_layout(rules, throws), draw=partial(draw, pieces=pieces, rules=rules),
+                    view=partial(view, pieces=pieces, path=path), cell=partial(cell, path=path),
                     events=partial(events, path=path), code_layout=code_layout(rules),
                     rules_file=RULES_DOCS / "ur.md"))

@@ -11,6 +11,7 @@ import numpy as np
 from scipy.optimize import linprog
 
 from tabula.games import PositionError
+from tabula.games.game import Setup
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class SetupGame:
         return float(self.values.mean())
 
     def to_json(self) -> dict:
-        label = arrangement_label
+        label = Setup.label
         return {"arrangements": [label(a) for a in self.arrangements],
                 "values": self.values.tolist(), "value": self.value,
                 "random_value": self.random_value(),
@@ -35,11 +36,6 @@ class SetupGame:
                                                                   self.first_mix) if p > 0},
                 "second_mix": {label(a): float(p) for a, p in zip(self.arrangements,
                                                                    self.second_mix) if p > 0}}
-
-
-def arrangement_label(arrangement: tuple) -> str:
-    """'312': cube 3 on the first start square, cube 1 on the second, ..."""
-    return "".join(str(number) for number in arrangement)
 
 
 def best_mixture(values: np.ndarray) -> tuple[float, np.ndarray]:

@@ -9,7 +9,7 @@ PROBABILITIES = ("win", "win_gammon", "lose_gammon")
 
 
 def value_names(game) -> tuple:
-    if game.cube is None or game.capabilities.sides_meet:   # not a race with the cube
+    if game.cube is None or game.race is None:   # not a race with the cube
         return ("win",)
     gammons = game.capabilities.has_gammons and game.pieces >= game.race.gammon_checkers
     return (*(PROBABILITIES if gammons else PROBABILITIES[:1]), *CUBEFUL)

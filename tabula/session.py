@@ -23,9 +23,10 @@ from tabula.eval.measures import ERROR_THRESHOLD
 from tabula.eval.players import SearchSpec, make_player
 from tabula.eval.search import decision_form
 from tabula.games import get_game, rule_sets
-from tabula.games.cube import UNAVAILABLE, CubeState
-from tabula.games.game import OVER, move_worths
-from tabula.games.loop import advance
+from tabula.games.cube import UNAVAILABLE
+from tabula.games.game import OVER, move_dicts, move_worths
+from tabula.games.state import (ACCEPT, ARRANGE, DOUBLE, MOVE, PASS, PLAY, ROLL, SETUP,
+                                TAKE, Action, State, begin, may_double, step)
 from tabula.infra.errors import TabulaError
 
 # The Master's search without a table: simulations a move, leaves valued a network call
@@ -193,16 +194,10 @@ def seat_of(game, side: str | None) -> int:
 
 
 def arrangement(game, text: str) -> tuple:
-    """'312' as an arrangement of the game's set-up: the pieces on the start squares in
-    order."""
+    """A person's arrangement of pieces ('312'), in a game whose sides arrange theirs."""
     if game.setup is None:
         raise TabulaError(f"in {game.name} the sides do not arrange their pieces: no set-up")
-    chosen = tuple(int(c) for c in text if c.isdigit())
-    if chosen not in game.setup.arrangements or len(chosen) != len(text):
-        example = "".join(str(n) for n in reversed(game.setup.arrangements[0]))
-        raise TabulaError(f"a set-up lists the pieces 1..{game.pieces} once each, in the order "
-                          f"of the start squares (e.g. {example}), not {text[:20]!r}")
-    return chosen
+    return game.setup.parse(text)
 
 
 @dataclass
@@ -229,11 +224,8 @@ class Session:
     judge: Judge | None = None
     seed: int | None = None
     level: str | None = None      # the computer's strength (None: two people)
-    code: int = field(init=False)
-    seat: int = 0                 # whose turn it is
-    throw: int | None = None      # the throw waiting for a move, if any
-    moves: list = field(default_factory=list)
-    winner: int | None = None
+    now: State = field(init=False)   # where the game stands (games/state.py)
+    moves: list = field(default_factory=list)   # the throw's legal moves, for people
     turn: int = 0                 # throws so far
     decisions: list = field(default_factory=list)
     frames: list = field(default_factory=list)  # at every throw: its number, the seat, the
@@ -242,18 +234,28 @@ class Session:
                                                 # (games.game.Setup; others drawn)
     taken_back: list = field(default_factory=list)  # before each of a person's moves
                                                     # against the computer: how it stood
-    cube: CubeState | None = field(init=False, default=None)   # with the doubling cube
-    points: int | None = None     # what the winner won, with the cube
     cube_said: str | None = None  # the cube's action before the coming throw, for replay
 
-    UNDONE = ("code", "seat", "throw", "moves", "turn", "cube", "cube_said")  # what undo
-                                                                             # puts back
+    UNDONE = ("now", "moves", "turn", "cube_said")  # what undo puts back
 
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
-        self.code = self.game.first_position(self.rng, self.setups)
-        if self.game.cube is not None:
-            self.cube = CubeState()
+        self.now = begin(self.game, self.rng)
+        if self.now.phase == SETUP:   # a person's arrangement, or one drawn at random
+            arrangements = self.game.setup.arrangements
+            drawn = self.rng.integers(len(arrangements), size=2)
+            for seat in (0, 1):
+                chosen = self.setups.get(seat, arrangements[drawn[seat]])
+                self.now = step(self.game, self.now, Action(ARRANGE, chosen))
+
+    # where the game stands, as the state says it
+    code = property(lambda self: self.now.code)
+    seat = property(lambda self: self.now.seat, doc="the player on roll")
+    throw = property(lambda self: self.now.throw, doc="the throw waiting for a move, if any")
+    cube = property(lambda self: self.now.cube, doc="the cube, in a game played for money")
+    winner = property(lambda self: self.now.winner)
+    points = property(lambda self: self.now.points, doc="what the winner won, with the cube")
+    phase = property(lambda self: self.now.phase, doc="throw, take, move or over")
 
     # how a decision's loss is counted: winning chance in percentage points, or with the
     # cube points of equity at the cube's value
@@ -269,15 +271,7 @@ class Session:
 
     @property
     def over(self) -> bool:
-        return self.winner is not None
-
-    @property
-    def phase(self) -> str:
-        if self.over:
-            return "over"
-        if self.cube is not None and self.cube.offered:
-            return "take"
-        return "move" if self.throw is not None else "throw"
+        return self.now.winner is not None
 
     def side(self, seat: int) -> str:
         return self.game.presentation.sides[seat]
@@ -311,8 +305,7 @@ class Session:
 
     @property
     def can_double(self) -> bool:
-        return self.cube is not None and self.phase == "throw" and \
-            self.game.cube.may_double(self.cube, self.seat)
+        return may_double(self.game, self.now)
 
     def double(self) -> list[dict]:
         """The player on roll doubles; the computer answers at once, a person later
@@ -325,7 +318,7 @@ class Session:
                 if self.cube.offered else "the throw is made" if self.throw is not None
                 else f"{self.side(1 - self.seat)} owns the cube"))
         self._judge_cube(self.seat, 1)
-        self.cube = self.game.cube.doubled(self.cube)
+        self.now = step(self.game, self.now, Action(DOUBLE))
         events = [self._event("double", f"{self.says(self.seat, 'doubles', 'double')} "
                                         f"to {2 * self.cube.value}", cube=2 * self.cube.value)]
         if 1 - self.seat not in self.humans:
@@ -336,17 +329,16 @@ class Session:
         """The side facing the double takes or passes."""
         if self.cube is None:
             raise TabulaError(f"{self.game.name} is played without the doubling cube")
-        if self.phase != "take":
+        if self.phase != TAKE:
             raise SessionError("no double to answer")
-        taker, rules = 1 - self.seat, self.game.cube
+        taker = 1 - self.seat
         self._judge_cube(taker, int(take))
+        self.now = step(self.game, self.now, Action(ACCEPT if take else PASS))
         if take:
-            self.cube = rules.taken(self.cube, taker)
             text = f"{self.says(taker, 'takes', 'take')}: the cube is at {self.cube.value}"
             self.cube_said = f"{self.side(self.seat)} doubled to {self.cube.value}, " \
                              f"{self.side(taker)} took"
             return [self._event("take", text, cube=self.cube.value)]
-        self.winner, self.points = self.seat, rules.passed(self.cube)
         return [self._event("pass", f"{self.says(taker, 'passes', 'pass')}"),
                 self._win_event()]
 
@@ -374,27 +366,28 @@ class Session:
         """Throw for the seat to play; a throw without a legal move passes the turn."""
         if self.over:
             raise SessionError("the game is over")
-        if self.phase == "take":
+        if self.phase == TAKE:
             raise SessionError(f"{self.side(1 - self.seat)} must first take or pass")
         if self.throw is not None:
             raise SessionError(f"{self.side(self.seat)} has thrown {self.throw} and must move")
         if self.can_double and self.seat in self.humans:   # rolling is not doubling
             self._judge_cube(self.seat, 0)
-        self.throw = int(self.rng.choice(self.game.throws, p=self.game.probs))
+        throw, seat = int(self.rng.choice(self.game.throws, p=self.game.probs)), self.seat
         self.turn += 1
-        self.frames.append({"number": self.turn, "seat": self.seat, "code": self.code,
-                            "throw": self.throw, "played": None})
+        self.frames.append({"number": self.turn, "seat": seat, "code": self.code,
+                            "throw": throw, "played": None})
         if self.cube is not None:
             self.frames[-1]["cube"], self.cube_said = self.cube_said, None
-        self.moves = [m | {"text": self._move_text(m)}
-                      for m in self.game.legal_moves(self.code, self.throw)]
-        events = [self._event("throw", f"{self.says(self.seat, 'throws', 'throw')} "
-                                       f"{self.throw_text(self.throw)}", throw=self.throw,
+        events = [self._event("throw", f"{self.says(seat, 'throws', 'throw')} "
+                                       f"{self.throw_text(throw)}", throw=throw,
                               number=self.turn)]
-        if not self.moves:
-            events.append(self._event("pass", f"{self.says(self.seat, 'has', 'have')} no legal "
-                                              "move: the turn passes"))
-            self._advance(0)
+        self.now = step(self.game, self.now, Action(ROLL, throw))
+        if self.phase != MOVE:
+            events.append(self._event("pass", f"{self.says(seat, 'has', 'have')} no legal "
+                                              "move: the turn passes", seat=seat))
+            return events
+        self.moves = [m | {"text": self._move_text(m)}
+                      for m in move_dicts(self.now.next_codes, self.now.infos)]
         return events
 
     def play(self, index: int) -> list[dict]:
@@ -422,7 +415,7 @@ class Session:
         text = f"{self.says(self.seat, 'plays', 'play')} {moved['text']}"
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
                               move=moved)]
-        self._advance(index)
+        self.now, self.moves = step(self.game, self.now, Action(PLAY, index)), []
         moved["sent"] = self._sent(1 - events[0]["seat"], before, self.board())
         if self.over:
             events.append(self._win_event())
@@ -486,7 +479,7 @@ class Session:
         searches of one reply, each at most its own limit."""
         events, limit = [], self.computer.seconds if self.computer else None
         deadline = None if limit is None else time.monotonic() + REPLY_MS / 1000
-        while not self.over and self.seat not in self.humans and self.phase != "take":
+        while not self.over and self.seat not in self.humans and self.phase != TAKE:
             if self.can_double and self.computer.doubles(self.code, self.cube_state()):
                 events += self.double()
                 continue
@@ -509,22 +502,9 @@ class Session:
                                         *decision_form(self.game, self.moves),
                                         np.array([self.rng.random()]), seconds=seconds)[0])
 
-    def _advance(self, index: int):
-        _, next_codes, infos = decision_form(self.game, self.moves)
-        code, passes, over = advance(self.game.mirror, self.code, len(self.moves),
-                                     next_codes[0], infos[0], index)
-        if over:
-            self.winner = self.seat
-            if self.cube is not None:   # the size of a win by the player who moved
-                self.points = self.game.cube.points(self.cube, self.game.win_size(self.code))
-        self.code = int(code)
-        if passes:
-            self.seat = 1 - self.seat
-        self.throw, self.moves = None, []
-
-    def _event(self, kind, text, **extra) -> dict:
-        return {"kind": kind, "seat": self.seat, "side": self.side(self.seat), "text": text,
-                **extra}
+    def _event(self, kind, text, seat=None, **extra) -> dict:
+        seat = self.seat if seat is None else seat
+        return {"kind": kind, "seat": seat, "side": self.side(seat), "text": text, **extra}
 
     @staticmethod
     def _sent(seat: int, before: dict, after: dict) -> dict | None:
@@ -574,9 +554,9 @@ class Session:
                            "loss_points": float(100 * (best - worths[i]))} for i in ranked]}
 
     def _money_hint(self) -> dict:
-        if self.phase == "move" and self.moves:
+        if self.phase == MOVE and self.moves:
             options, equities = [m["text"] for m in self.moves], self._move_equities()
-        elif self.phase == "take" or self.can_double:
+        elif self.phase == TAKE or self.can_double:
             options, equities = self._cube_decision()
         else:
             raise SessionError("nothing to decide: throw first")

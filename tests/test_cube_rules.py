@@ -124,7 +124,7 @@ def test_the_terminal_plays_it_for_money(capsys, monkeypatch):
 def test_the_web_api_plays_it_for_money():
     client = TestClient(create_app(), raise_server_exceptions=False)
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
-    assert [r["name"] for r in listed["toycapture"]["rules"]] == ["toy", "money"]
+    assert [r["name"] for r in listed["toycapture"]["rules"]] == ["toy", "money", "setup"]
     data = client.post("/api/games", json={"game": "toycapture", "rules": "money",
                                            "pieces": 2, "hotseat": True, "seed": 3}).json()
     key = data["id"]

@@ -12,7 +12,7 @@ from tabula.cli import main
 from tabula.games import PositionError, get_game
 from tabula.games.game import layer_id
 from tabula.datagen.sampling import random_play_positions, uniform_positions
-from tabula.solver.setups import arrangement_label, best_mixture, setup_game
+from tabula.solver.setups import best_mixture, setup_game
 from tabula.solver.table import Table
 from tests.reference import einstein_rules as reference
 
@@ -218,7 +218,7 @@ def test_the_set_up_game_of_the_small_boards(solved, capsys):
                  "--table", str(solved.path), "--setups", "--json"]) == 0
     said = json.loads(capsys.readouterr().out)
     assert said["value"] == pytest.approx(setups.value, abs=1e-12)
-    assert said["arrangements"] == [arrangement_label(a) for a in setups.arrangements]
+    assert said["arrangements"] == [game.setup.label(a) for a in setups.arrangements]
 
 
 def test_a_matrix_game_with_a_known_mixed_solution():

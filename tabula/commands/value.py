@@ -2,7 +2,7 @@
 import json
 
 from tabula.games import PositionError
-from tabula.solver.setups import arrangement_label, setup_game
+from tabula.solver.setups import setup_game
 
 from .common import (UsageError, add_game_arguments, add_table_argument, open_table,
                      parse_position, read_jsonl)
@@ -32,9 +32,9 @@ PRINTED_ARRANGEMENTS = 6   # the matrix of set-ups is printed up to this size (-
 
 def print_setups(game, setups):
     first, second = game.presentation.sides
-    labels = [arrangement_label(a) for a in setups.arrangements]
-    print(f"{game.describe()}: {first} throws first. A set-up lists the cubes on the "
-          "start squares in order (the corner first).")
+    labels = [game.setup.label(a) for a in setups.arrangements]
+    print(f"{game.describe()}: {first} throws first. A set-up is written as "
+          f"{game.setup.written}.")
     if len(labels) <= PRINTED_ARRANGEMENTS:
         print(f"{first}'s winning chance, {first}'s set-up by row, {second}'s by column:")
         print("       " + " ".join(f"{label:>8}" for label in labels))

@@ -14,7 +14,9 @@ removes it from the game. A side wins when a piece reaches its goal corner or wh
 the other side has no piece left. The turn always passes. (A piece reaching its goal
 leaves the board, so that the position after a win is one of the game's.) Under the
 rule set "money" it is played for money with the doubling cube (games/cube.py): a game
-with contact and a cube that is not a race.
+with contact and a cube that is not a race. Under the rule set "setup" each side with
+fewer than three pieces first picks which of its start squares they stand on (a set-up,
+as EinStein's sides arrange their cubes: games/state.py).
 
 Packed code (int64), seen by the player about to throw, in that player's frame (it
 moves towards square 8; the mirror turns the board by half a turn):
@@ -25,7 +27,9 @@ off square 0, then on it; in each, the colex rank of the mover's squares 1..7 ti
 C(squares left to the opponent, b), plus the colex rank of the opponent's squares
 among squares 1..8 not taken by the mover.
 """
+from dataclasses import dataclass
 from functools import partial
+from itertools import combinations
 from pathlib import Path
 
 import numpy as np
@@ -36,12 +40,24 @@ from tabula.games.combinatorics import (BINOM, colex_rank, colex_unrank, deposit
 from tabula.games.cube import Cube
 from tabula.games.features import bit_planes, concat
 from tabula.games.game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Game, PositionError,
-                               Presentation, capture_successors, check_json_object, whole_numbers)
+                               Presentation, Setup, capture_successors, check_json_object,
+                               whole_numbers)
 from tabula.games.heuristic import TEMPO, logistic
 
 NAME = "toycapture"
 RULES = "toy"
-RULE_SETS = {"toy": None, "money": Cube()}   # rule set -> the cube it is played with
+
+
+@dataclass(frozen=True)
+class CaptureRules:
+    """A rule set: the cube the game is played with, and whether each side first picks
+    its start squares."""
+    cube: Cube | None = None
+    set_up: bool = False
+
+
+RULE_SETS = {"toy": CaptureRules(), "money": CaptureRules(cube=Cube()),
+             "setup": CaptureRules(set_up=True)}
 MAX_PIECES = 3
 DEFAULT_PIECES = 2
 SIDE = 3
@@ -259,15 +275,23 @@ def features(codes, pieces: int):
                    opp.sum(1, keepdim=True) / pieces])
 
 
-def make(pieces: int | None = None, cube: Cube | None = None) -> Game:
+def set_up(first: tuple, second: tuple, pieces: int) -> int:
+    """The start where red's pieces stand on `first` of its start squares and blue's on
+    `second` of its own (each counted from its own corner), red to throw."""
+    return from_json({"me": list(first), "opp": [GOAL - s for s in second]}, pieces)
+
+
+def make(pieces: int | None = None, rules: CaptureRules = CaptureRules()) -> Game:
     pieces = DEFAULT_PIECES if pieces is None else pieces
     if not 1 <= pieces <= MAX_PIECES:
         raise PositionError(f"{NAME} takes pieces 1..{MAX_PIECES}, not {pieces}")
     layers = tuple((a, b) for a in range(1, pieces + 1) for b in range(1, pieces + 1))
-    starts = list(STARTS[:pieces])
-    start = from_json({"me": starts, "opp": [GOAL - s for s in starts]}, pieces)
-    return Game(name=NAME, rules=next(r for r, c in RULE_SETS.items() if c == cube),
-                pieces=pieces, cube=cube,
+    start = set_up(STARTS[:pieces], STARTS[:pieces], pieces)
+    setup = Setup(tuple(combinations(STARTS, pieces)), partial(set_up, pieces=pieces),
+                  written="the start squares your pieces stand on, from 0, 1 and 3, in "
+                          "order") if rules.set_up else None
+    return Game(name=NAME, rules=next(name for name, r in RULE_SETS.items() if r == rules),
+                pieces=pieces, cube=rules.cube, setup=setup,
                 throws=np.arange(1, pieces + 1, dtype=np.int64),
                 probs=np.full(pieces, 1.0 / pieces), max_moves=MAX_MOVES, layers=layers,
                 layer_size=layer_size, start=start, moves=moves, mirror=mirror, layer_of=layer_of,
@@ -276,6 +300,7 @@ def make(pieces: int | None = None, cube: Cube | None = None) -> Game:
                 capabilities=Capabilities(acyclic=True, removes_for_good=True),
                 encoding=Encoding(partial(features, pieces=pieces), 2 * SQUARES + 2),
                 presentation=Presentation(
-                    pieces=pieces, sides=SIDES, square_names={}, layout=LAYOUT, draw=draw,
-                    view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    sides=SIDES, square_names={}, layout=LAYOUT,
+                    draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
+                    cell=cell, events=events, code_layout=__doc__.strip(),
                     rules_file=Path(__file__).with_name("capture.md")))

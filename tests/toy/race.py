@@ -195,9 +195,10 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 max_moves=MAX_PIECES, layers=layers, layer_size=layer_size, start=start,
                 moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
                 progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
-                capabilities=Capabilities(acyclic=True, sides_meet=False),
+                capabilities=Capabilities(acyclic=True),
                 encoding=Encoding(partial(features, pieces=pieces), 2 * SQUARES + 2),
                 presentation=Presentation(
-                    pieces=pieces, sides=SIDES, square_names={OFF: "off"}, layout=LAYOUT,
-                    draw=draw, view=view, cell=cell, events=events, code_layout=__doc__.strip(),
+                    sides=SIDES, square_names={OFF: "off"}, layout=LAYOUT,
+                    draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
+                    cell=cell, events=events, code_layout=__doc__.strip(),
                     rules_file=Path(__file__).with_name("race.md")))
