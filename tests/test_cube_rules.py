@@ -149,4 +149,5 @@ def test_the_web_api_plays_it_for_money():
     assert master.status_code == 400 and "perfect play from a table" in master.json()["error"]
     levels = {r["name"]: r["levels"] for r in listed["toycapture"]["rules"]}
     assert levels == {"toy": ["apprentice", "journeyman", "master"],
-                      "money": ["apprentice", "journeyman"]}
+                      "money": ["apprentice", "journeyman"],
+                      "setup": ["apprentice", "journeyman", "master"]}
