@@ -28,7 +28,15 @@ from tabula.infra.rng import cumulative
 
 from .race_selfplay import play_race_games
 from .two_sided import CUBEFUL, cube_equity, doubles, takes
-from .values import value_names
+
+PROBABILITIES = ("win", "win_gammon", "lose_gammon")   # a position's cubeless chances
+
+
+def race_value_names(game) -> tuple:
+    """What a race table holds of each position (solver/values.py): the cubeless chances
+    (with gammons only where one can happen) and the three cubeful equities."""
+    gammons = game.capabilities.has_gammons and game.pieces >= game.race.gammon_checkers
+    return (*(PROBABILITIES if gammons else PROBABILITIES[:1]), *CUBEFUL)
 
 FORMAT = "tabula-race-table"
 FORMAT_VERSION = 1
@@ -110,7 +118,7 @@ class RaceTable:
 
     @property
     def value_names(self) -> tuple:
-        return value_names(self.game)
+        return race_value_names(self.game)
 
     def verify(self, sample: int | None = None) -> dict:
         """The values' SHA-256 against the file's (each dataset's CRC-32 was checked on
@@ -155,7 +163,7 @@ class RaceTable:
         self._check_two_sided()
         race = self.game.race
         i, j = _side_pairs(race.side_index, race.side_bits, np.asarray(codes, dtype=np.int64))
-        return np.stack([self.arrays[name][i, j] for name in value_names(self.game)], axis=1)
+        return np.stack([self.arrays[name][i, j] for name in race_value_names(self.game)], axis=1)
 
     def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
         """The judge of checker play without the cube (eval regret --cubeless): each
@@ -259,7 +267,7 @@ def memory_needed(game) -> int:
     gammon chances where gammons happen, three cubeful equities) and two more while
     each is turned into the file's layout."""
     n = game.race.n_sides(game.pieces)
-    return 4 * n * n * (len(value_names(game)) + 2)
+    return 4 * n * n * (len(race_value_names(game)) + 2)
 
 
 def check_memory(game):

@@ -3,16 +3,15 @@
 Layered tables give one value, the mover's winning chance ("win"). Races played for
 money with the cube (solver/two_sided.py) give the cubeless chances (with gammons only
 where one can happen) and the three cubeful equities."""
-from .two_sided import CUBEFUL
-
-PROBABILITIES = ("win", "win_gammon", "lose_gammon")
+from .race_table import PROBABILITIES, race_value_names
+from .solution import RACE, kind_of_game
 
 
 def value_names(game) -> tuple:
-    if game.cube is None or game.race is None:   # not a race with the cube
-        return ("win",)
-    gammons = game.capabilities.has_gammons and game.pieces >= game.race.gammon_checkers
-    return (*(PROBABILITIES if gammons else PROBABILITIES[:1]), *CUBEFUL)
+    """The values a solution of `game` gives each position, in order."""
+    if game.cube is not None and kind_of_game(game) is RACE:   # a race with the cube
+        return race_value_names(game)
+    return ("win",)
 
 
 def equity_bound(game) -> float:
