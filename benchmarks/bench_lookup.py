@@ -11,7 +11,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
-from tabula.datagen.sampling import uniform_positions  # noqa: E402
+from tabula.runtime.sampling import uniform_positions  # noqa: E402
 from tabula.solver.table import Table  # noqa: E402
 
 

@@ -36,9 +36,9 @@ def main():
     import numpy as np
     numba.set_num_threads(args.threads)
 
-    from tabula.datagen.sampling import uniform_positions
+    from tabula.runtime.sampling import uniform_positions
     from tabula.eval.players import make_player
-    from tabula.export.model_file import OnnxValueModel
+    from tabula.runtime.model_file import OnnxValueModel
     from tabula.games import get_game
     from tabula.infra.batch import all_throws
     rows = []

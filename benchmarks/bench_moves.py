@@ -16,7 +16,7 @@ from numba import njit
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.games import get_game  # noqa: E402
-from tabula.datagen.sampling import random_play_positions, uniform_positions  # noqa: E402
+from tabula.runtime.sampling import random_play_positions, uniform_positions  # noqa: E402
 
 
 @njit(cache=True)

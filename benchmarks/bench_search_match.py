@@ -97,7 +97,7 @@ def main():
 
     from tabula.eval.measures import match
     from tabula.eval.players import make_player
-    from tabula.export.model_file import OnnxValueModel
+    from tabula.runtime.model_file import OnnxValueModel
     from tabula.solver.solution import open_solution
     model = OnnxValueModel(args.model, threads=1)
     game = model.game

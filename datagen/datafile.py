@@ -9,7 +9,7 @@ File layout:
           names: solver/values.py), source uint8 (index into SOURCES: met in self-play, drawn
           uniformly, reached by a move self-play did not choose, or met in games of
           the perfect player that never explore, or valued by a tree search:
-          tabula/search_data.py); each shuffled and chunked, so
+          datagen/search_data.py); each shuffled and chunked, so
           that training reads contiguous slices.
 A position occurs in at most one split.
 """

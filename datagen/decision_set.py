@@ -7,7 +7,7 @@ it feeds the decision losses where the table is not at hand (data.decision_set).
 `tabula eval decision-set` writes one; the GPU run of a game too large for this
 machine brings both back.
 
-Where no table exists, a tree search's self-play writes one (tabula/search_data.py):
+Where no table exists, a tree search's self-play writes one (datagen/search_data.py):
 each move's worth is then the search's, not exact, and the set also holds each
 move's share of the search's visits (the issue 51 labels).
 

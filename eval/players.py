@@ -25,6 +25,7 @@ import numpy as np
 from tabula.infra.errors import TabulaError
 from tabula.infra.numbers import whole_number
 from tabula.infra.batch import evaluate_many
+from tabula.runtime.model_file import OnnxValueModel
 
 from .equities import Equities, move_equities
 from .search import decision_worths, first_best
@@ -191,7 +192,7 @@ def mcts_player(spec: str, game, search_spec: SearchSpec, model=None,
     """The player `spec`, a tree search (search_spec): each decision searched by
     eval.mcts; its random playouts drawn from the decision's random number, so a game
     replays exactly. searched: called with (codes, counts, next_codes, infos, visits,
-    values) of each batch searched (the labels of tabula/search_data.py)."""
+    values) of each batch searched (the labels of datagen/search_data.py)."""
     from .mcts import best_moves, search
     s = search_spec
     sha256 = None
@@ -225,7 +226,6 @@ def _win_column(values):
 
 def _model(game, path, model=None):
     """The network at `path` for `game` (`model`: already opened, if it is that file)."""
-    from tabula.export.model_file import OnnxValueModel
     if model is None or model.path != Path(path):
         model = OnnxValueModel(path, game=game.name, pieces=game.pieces, rules=game.rules)
     return model

@@ -18,10 +18,11 @@ import torch
 import yaml
 
 from tabula.infra.errors import TabulaError
-from tabula.datagen.sampling import uniform_positions
+from tabula.runtime.sampling import uniform_positions
 from tabula.infra.manifest import sha256_file, stamp
 
-from .model_file import FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata, output_spec
+from tabula.runtime.model_file import (FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata,
+                                      output_spec)
 from .quantize import mean_inputs, quantize_weights
 
 PARITY_POSITIONS = 20_000

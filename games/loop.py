@@ -2,7 +2,7 @@
 throw and a choice. No legal move: the same board passes to the other side. A move
 that won: the game is over. Otherwise the turn passes unless the mover throws again.
 
-`advance` is used by every loop that plays games: random play (datagen.sampling),
+`advance` is used by every loop that plays games: random play (runtime/sampling.py),
 the perfect player's self-play (solver/selfplay.py), the lockstep engine (eval, through
 `advance_many`), tree search's playouts (eval/mcts.py), money games scored with the
 cube (eval/cube_regret.py) and the session people play; `start_positions` says where

@@ -11,7 +11,7 @@ from tabula.eval.measures import match as _match
 from tabula.eval.measures import regret as _regret
 from tabula.eval.players import make_player
 from tabula.eval.search import decision_form
-from tabula.export.model_file import OnnxValueModel
+from tabula.runtime.model_file import OnnxValueModel
 from tabula.games import Game, get_game
 from tabula.solver.solution import open_solution
 

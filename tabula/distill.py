@@ -6,7 +6,7 @@ leaf: no network yet); generation g's is `mcts:SIMS:` the network of generation 
 Each generation:
   data     self-play of the teacher, the result of every move it searched labelled by
            the search, and its decisions with each move's worth and share of the
-           visits (tabula/search_data.py: WORKDIR/gen_G/data.h5 and decisions.h5)
+           visits (datagen/search_data.py: WORKDIR/gen_G/data.h5 and decisions.h5)
   train    `tabula train` on those labels, from the weights of the generation before;
            with train.data.decisions, a decision loss on the searched decisions too
            (towards the visit shares with train.data.visit_shares)
@@ -66,7 +66,7 @@ def load_recipe(path) -> dict:
         raise DistillError(f"{path}: unknown key(s) {', '.join(unknown)} under train")
     check_stage("train", train, f"{path}: train: ")
     if "teacher" in distill:   # built once, so that a bad one is refused before any work
-        from tabula.search_data import teacher_player
+        from tabula.datagen.search_data import teacher_player
         teacher_player(game, distill["teacher"])
     name = recipe.get("name", path.stem)
     table = recipe.get("table")
@@ -87,7 +87,7 @@ def teacher_of(recipe: dict, generation: int, work: Path) -> str:
 def run_distill(recipe: dict, log=print) -> dict:
     """Teach the recipe's generations that are not done; what each one measured."""
     from tabula.export.onnx_export import export
-    from tabula.search_data import search_data
+    from tabula.datagen.search_data import search_data
     from tabula.training.cli import check_before_data
     game = get_game(recipe["game"], recipe["pieces"], recipe["rules"])
     work = Path(recipe["workdir"])

@@ -35,7 +35,7 @@ class Networks:
     def opened_model(self, path, name: str, pieces=None, rules=None):
         """The network at `path`, opened once, checked to play `name` (and pieces and
         rules where given: ModelError otherwise)."""
-        from tabula.export.model_file import OnnxValueModel
+        from tabula.runtime.model_file import OnnxValueModel
         if str(path) not in self.opened:
             self.opened[str(path)] = OnnxValueModel(path, game=name)
         model = self.opened[str(path)]

@@ -14,7 +14,7 @@ from functools import partial
 import numpy as np
 
 from tabula.games import get_game, rule_sets, ur
-from tabula.datagen.sampling import random_play_positions, uniform_positions
+from tabula.runtime.sampling import random_play_positions, uniform_positions
 from tests.reference import senet_rules, ur_rules
 
 

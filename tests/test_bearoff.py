@@ -321,7 +321,7 @@ def test_moves_are_written_in_backgammon_notation_that_replays_them():
     writes it (6/2 5/off, 6/3(2)), played back step by step from the position before,
     gives the position the move leads to; two different moves are never written alike."""
     import re
-    from tabula.datagen.sampling import uniform_positions
+    from tabula.runtime.sampling import uniform_positions
     game = get_game("bearoff", 6)
     for code in uniform_positions(game, 300, 4):
         before = game.to_json(int(code))["me"]
@@ -346,7 +346,7 @@ def test_a_bear_off_in_the_terminal_says_who_plays_in_notation_and_reviews(capsy
     decisions at the end."""
     import io
     import re
-    from tabula.export.model_file import OnnxValueModel
+    from tabula.runtime.model_file import OnnxValueModel
     from tabula.play import Console, play_game
     from tabula.session import shipped_model, start_session
     game = get_game("bearoff", 10)

@@ -13,7 +13,7 @@ from tabula.games import GAMES, PositionError, get_game, rule_sets
 from tabula.infra.batch import per_code, unrank_many
 from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
 from tabula.games.loop import advance
-from tabula.datagen.sampling import random_play_positions, uniform_positions
+from tabula.runtime.sampling import random_play_positions, uniform_positions
 from tabula.solver.layered import solve
 from tabula.solver.reference import reference_solve
 from tabula.solver.table import Table

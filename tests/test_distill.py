@@ -1,4 +1,4 @@
-"""tabula distill and tabula/search_data.py: networks taught by tree search, checked
+"""tabula distill and datagen/search_data.py: networks taught by tree search, checked
 on a variant with a table (issue 51)."""
 import numpy as np
 import pytest
@@ -9,7 +9,7 @@ from tabula.datagen.datafile import SOURCES, DataFile
 from tabula.distill import DistillError, load_recipe, run_distill
 from tabula.games import get_game
 from tabula.games.game import worths
-from tabula.search_data import search_data
+from tabula.datagen.search_data import search_data
 from tabula.solver.solution import open_solution, solve_game
 
 

@@ -11,7 +11,7 @@ import pytest
 from tabula.cli import main
 from tabula.games import PositionError, get_game
 from tabula.games.game import layer_id
-from tabula.datagen.sampling import random_play_positions, uniform_positions
+from tabula.runtime.sampling import random_play_positions, uniform_positions
 from tabula.solver.setups import best_mixture, setup_game
 from tabula.solver.table import Table
 from tests.reference import einstein_rules as reference

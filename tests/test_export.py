@@ -6,9 +6,9 @@ import onnx
 import pytest
 import torch
 
-from tabula.export.model_file import OnnxValueModel
+from tabula.runtime.model_file import OnnxValueModel
 from tabula.infra.manifest import sha256_file
-from tabula.datagen.sampling import uniform_positions
+from tabula.runtime.sampling import uniform_positions
 from tabula.cli import main
 from tabula.training.evaluate import predict
 from tabula.training.model import ValueNet
@@ -151,7 +151,7 @@ def test_a_checkpoint_with_a_pickle_payload_is_refused_and_never_runs(tmp_path, 
 
 
 def test_model_of_another_game_is_refused(exported):
-    from tabula.export.model_file import ModelError
+    from tabula.runtime.model_file import ModelError
     with pytest.raises(ModelError, match=r"model of ur\(rules=finkel,pieces=3\), not of senet"):
         OnnxValueModel(exported, game="senet")
     with pytest.raises(ModelError, match="not of masters rules"):
@@ -159,7 +159,7 @@ def test_model_of_another_game_is_refused(exported):
 
 
 def test_metadata_round_trip_and_mismatches_refused(exported, tmp_path):
-    from tabula.export.model_file import ModelError, model_metadata
+    from tabula.runtime.model_file import ModelError, model_metadata
     model = OnnxValueModel(exported)
     assert model.metadata == model_metadata(model.game)
     assert model.metadata["tabula.game"] == "ur" and model.metadata["tabula.pieces"] == "3"
@@ -190,7 +190,7 @@ def test_a_model_and_manifest_that_do_not_belong_together_are_refused(exported, 
     """As after an export killed between writing the two: refused on load."""
     import shutil
 
-    from tabula.export.model_file import ModelError
+    from tabula.runtime.model_file import ModelError
     path = tmp_path / "m.onnx"
     shutil.copy(exported, path)
     manifest = json.loads(exported.with_suffix(".json").read_text())

@@ -8,7 +8,7 @@ import pytest
 from tabula.games import get_game, senet, ur
 from tabula.infra.batch import per_code, unrank_many
 from tabula.games.game import layer_id, layer_pair
-from tabula.datagen.sampling import uniform_positions
+from tabula.runtime.sampling import uniform_positions
 
 def enumerate_ur(game):
     """Every Ur position of the variant, built square by square: the opponent's squares

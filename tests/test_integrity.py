@@ -154,7 +154,7 @@ def test_a_damaged_checkpoint_meta_is_one_line(tmp_path, capsys):
 def test_random_codes_are_no_positions_and_real_ones_are(name, pieces, rules):
     """Game.are_positions, the check a data set's codes pass on open: random 62-bit
     codes are refused (and do not crash the compiled rank), real positions pass."""
-    from tabula.datagen.sampling import uniform_positions
+    from tabula.runtime.sampling import uniform_positions
     from tabula.games import get_game
     game = get_game(name, pieces, rules)
     noise = np.random.default_rng(0).integers(0, 1 << 62, size=50_000, dtype=np.int64)

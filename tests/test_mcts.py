@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from tabula.cli import main
-from tabula.datagen.sampling import uniform_positions
+from tabula.runtime.sampling import uniform_positions
 from tabula.eval.measures import regret
 from tabula.eval.mcts import PLAYOUT_CHUNK, best_moves, search
 from tabula.eval.players import PlayerError, make_player

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabula.export.model_file import OnnxValueModel
+from tabula.runtime.model_file import OnnxValueModel
 
 ROOT = Path(__file__).resolve().parent.parent
 # per card: what its Python example prints, the move its examples pick, the position

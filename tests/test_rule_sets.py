@@ -10,7 +10,7 @@ import pytest
 
 from tabula.cli import main
 from tabula.datagen.datafile import DataFile
-from tabula.export.model_file import OnnxValueModel
+from tabula.runtime.model_file import OnnxValueModel
 from tabula.games import PositionError, get_game, rule_sets, ur
 from tabula.games.ur import UrRules
 from tabula.solver.reference import reference_solve

@@ -10,7 +10,7 @@ from tabula.datagen.datafile import DataError, DataFile
 from tabula.eval.search import decision_worths, first_best
 from tabula.export.onnx_export import export
 from tabula.games.game import AGAIN, OVER
-from tabula.datagen.sampling import uniform_positions
+from tabula.runtime.sampling import uniform_positions
 from tabula.cli import main
 from tabula.training.curves import read_metrics
 from tabula.training.data import SEARCHED_STREAM, ValueData

@@ -196,7 +196,7 @@ def test_games_share_one_open_network_per_model_file(monkeypatch):
     """Each Journeyman or Master game used to open its network again (an ONNX session
     and a hash of the file each: the server's memory grew with every game); now a
     file is opened once, whatever the number of games."""
-    from tabula.export import model_file
+    from tabula.runtime import model_file
     opened = []
     real = model_file.OnnxValueModel.__init__
 

@@ -31,7 +31,7 @@ def run(args):
         raise UsageError("--port must lie between 1 and 65535")
     import uvicorn
 
-    from tabula.export.model_file import OnnxValueModel
+    from tabula.runtime.model_file import OnnxValueModel
     from tabula.web import create_app
     table = None
     if args.table:

@@ -140,7 +140,7 @@ def _check_kind(kind, path, args, checks, own):
         _link(checks, "data -> table", data.attrs["table_sha256"], table, _table_sha,
               bool(args.table))
     elif kind == "model":
-        from tabula.export.model_file import OnnxValueModel
+        from tabula.runtime.model_file import OnnxValueModel
         model = OnnxValueModel(path, check_manifest=False)
         model.manifest = model.read_manifest(check_sha=False)   # the check reports it
         own(model.verify(), "model: SHA-256 against the manifest, values, schema")

@@ -10,6 +10,8 @@ from tabula.infra.manifest import missing_fields, sha256_file
 from tabula.infra.schemas import ModelManifest, ModelMetadata, check, load_json
 from tabula.solver.values import value_names, value_ranges
 
+from .sampling import uniform_positions
+
 
 FORMAT, FORMAT_VERSION = "tabula-onnx-value", 1
 FIRST_WEIGHT = "net.mlp.0.weight"   # the first layer's weights, (width, features)
@@ -112,7 +114,6 @@ class OnnxValueModel:
     def verify(self) -> dict:
         """The file's SHA-256 against its manifest, the schema's fields, and values in
         [0, 1] from the start position and 1,000 positions drawn within layers."""
-        from tabula.datagen.sampling import uniform_positions
         sha256 = sha256_file(self.path)
         missing = missing_fields(self.manifest)
         codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])
