@@ -8,10 +8,9 @@ import re
 
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
 from tabula.infra.errors import TabulaError
-from tabula.infra.numbers import whole_number
 from . import bearoff, einstein, senet, ur
 
-from .game import Game, PositionError, Race
+from .game import Game, Parameter, PositionError, Race
 
 GAMES = {}
 
@@ -46,8 +45,22 @@ def get_game(name: str, pieces: int | None = None, rules: str | None = None) -> 
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
 
 
+def parameters(name: str) -> tuple[Parameter, ...]:
+    """The parameters of game `name` (games.game.Parameter): its rule set and its pieces
+    a side, with the other names its module's FLAGS give them. (The pieces' default is
+    the first rule set's; get_game takes each rule set's own.)"""
+    module = GAMES[name]
+    flags = getattr(module, "FLAGS", ())
+
+    def names(parameter):
+        return tuple(f.name for f in flags if f.parameter == parameter)
+    return (Parameter("rules", str, module.RULES, "the rule set", choices=tuple(rule_sets(name)),
+                      flags=names("rules")),
+            Parameter("pieces", int, module.DEFAULT_PIECES, "pieces a side", least=1,
+                      most=module.MAX_PIECES, flags=names("pieces")))
+
+
 VARIANT = re.compile(r"([a-z0-9_]+)\(([^()]*)\)")
-VARIANT_KEYS = ("rules", "pieces")
 
 
 def parse_variant(text: str) -> Game:
@@ -60,19 +73,16 @@ def parse_variant(text: str) -> Game:
     if found is None:
         raise PositionError(f"a variant is written GAME(rules=NAME,pieces=N), not "
                             f"{text[:60]!r}")
-    settings = {}
+    name = found.group(1)
+    get_game(name)   # an unknown game is refused before its parameters are read
+    known, settings = {p.name: p for p in parameters(name)}, {}
     for part in filter(None, found.group(2).split(",")):
         key, equals, value = part.partition("=")
-        if not equals or key not in VARIANT_KEYS or key in settings:
+        if not equals or key not in known or key in settings:
             raise PositionError(f"a variant's settings are rules=NAME and pieces=N, each "
                                 f"once, not {part[:40]!r}")
-        settings[key] = value
-    pieces = settings.get("pieces")
-    if pieces is not None:
-        text, pieces = pieces, whole_number(pieces, 0, 999)   # get_game checks the range
-        if pieces is None:
-            raise PositionError(f"pieces must be a whole number, not {text[:20]!r}")
-    return get_game(found.group(1), pieces, settings.get("rules"))
+        settings[key] = known[key].read(value)
+    return get_game(name, settings.get("pieces"), settings.get("rules"))
 
 
 def pieces_help(default_of=None) -> str:
@@ -81,14 +91,15 @@ def pieces_help(default_of=None) -> str:
     rule set's own default (tabula play: those of the shipped network)."""
     default_of = default_of or (lambda name, rules: get_game(name, rules=rules).pieces)
 
-    def line(name, module):
-        first, *others = rule_sets(name)
+    def line(name):
+        rules, pieces = parameters(name)
+        first, *others = rules.choices
         default = default_of(name, first)
         named = [f"{rules} rules: {pieces}" for rules, pieces in
                  ((rules, default_of(name, rules)) for rules in others) if pieces != default]
-        return (f"{name} 1..{module.MAX_PIECES}, default {default}"
+        return (f"{name} {pieces.least}..{pieces.most}, default {default}"
                 + (f" ({', '.join(named)})" if named else ""))
-    return "; ".join(line(name, module) for name, module in sorted(GAMES.items()))
+    return "; ".join(line(name) for name in sorted(GAMES))
 
 
 def game_flags() -> dict:
@@ -108,7 +119,7 @@ register(bearoff)
 register(einstein)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "game_flags", "game_of", "get_game",
-           "parse_variant", "pieces_help", "register", "rule_sets", "rules_help"]
+           "parameters", "parse_variant", "pieces_help", "register", "rule_sets", "rules_help"]
 
 
 def game_of(variant, where: str, error) -> Game:

@@ -33,12 +33,13 @@ pieces for good).
 """
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 import numpy as np
 from numba import njit
 
 from tabula.infra.errors import TabulaError
+from tabula.infra.numbers import whole_number
 
 from .cube import Cube
 
@@ -135,6 +136,26 @@ def layer_pair(layer: int) -> tuple[int, int]:
     return divmod(layer, LAYER_STRIDE)
 
 
+class Moves(Protocol):
+    """moves(code, throw, out_codes, out_info) -> n (see the top)."""
+    def __call__(self, code: int, throw: int, out_codes: np.ndarray,
+                 out_info: np.ndarray) -> int: ...
+
+
+class CodeToInt(Protocol):
+    """mirror, layer_of, rank and progress: a code to a code or a number."""
+    def __call__(self, code: int) -> int: ...
+
+
+class Unrank(Protocol):
+    def __call__(self, layer_id: int, rank: int) -> int: ...
+
+
+class CodeToFloat(Protocol):
+    """heuristic: a code to a hand-made winning chance."""
+    def __call__(self, code: int) -> float: ...
+
+
 @dataclass(frozen=True)
 class Variant:
     """A variant of a game as one value, written as one string:
@@ -145,6 +166,41 @@ class Variant:
 
     def __str__(self) -> str:
         return f"{self.game}(rules={self.rules},pieces={self.pieces})"
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A parameter of a game, as OpenSpiel's parameter specification gives one: its
+    name, type, range (a whole number) or choices (a name), default and meaning. The
+    command line, the variant strings and the web API's game list read a game's
+    parameters (games.parameters) and nothing else of its settings."""
+    name: str
+    type: type                 # int or str
+    default: object
+    help: str
+    least: int | None = None   # int: the range
+    most: int | None = None
+    choices: tuple = ()        # str: the values it takes
+    flags: tuple = ()          # the game's other names for it on the command line (Flag)
+
+    def read(self, text: str):
+        """The value `text` writes, else a PositionError saying what it may be."""
+        if self.type is int:
+            value = whole_number(text, self.least, self.most)
+            if value is None:
+                raise PositionError(f"{self.name} is a whole number {self.least}.."
+                                    f"{self.most}, not {str(text)[:20]!r}")
+            return value
+        if text not in self.choices:
+            raise PositionError(f"{self.name} is one of {', '.join(self.choices)}, not "
+                                f"{str(text)[:40]!r}")
+        return text
+
+    def to_json(self) -> dict:
+        spec = {"name": self.name, "type": self.type.__name__, "default": self.default,
+                "help": self.help, "flags": list(self.flags)}
+        return spec | ({"least": self.least, "most": self.most} if self.type is int
+                       else {"choices": list(self.choices)})
 
 
 @dataclass(frozen=True)
@@ -328,15 +384,15 @@ class Game:
     layers: tuple                # (a, b) pairs of this variant, in-play counts
     layer_size: Callable         # (a, b) -> number of positions in the layer
     start: int                   # code of the start position
-    moves: Callable
-    mirror: Callable
-    layer_of: Callable
-    rank: Callable
-    unrank: Callable
-    progress: Callable
+    moves: Moves                 # the compiled functions (numba dispatchers; see the top)
+    mirror: CodeToInt
+    layer_of: CodeToInt
+    rank: CodeToInt
+    unrank: Unrank
+    progress: CodeToInt
     to_json: Callable            # code -> dict
     from_json: Callable          # (dict, pieces) -> code, raises PositionError
-    heuristic: Callable          # code -> a hand-made winning chance (compiled)
+    heuristic: CodeToFloat       # code -> a hand-made winning chance (compiled)
     encoding: Encoding
     presentation: Presentation
     successor_layers: Callable = bear_off_successors(1)   # (a, b) -> layers one move

@@ -40,7 +40,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from tabula.games import GAMES, get_game, rule_sets
+from tabula.games import GAMES, get_game, parameters, rule_sets
 from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
@@ -165,9 +165,10 @@ def create_app(table=None, models=None) -> Starlette:
                     "table_pieces": table.game.pieces if table_of(name, rules) else None}
 
         return JSONResponse({"levels": LEVELS, "games": [
-            {"name": name, "sides": get_game(name).presentation.sides, "max_pieces": m.MAX_PIECES,
+            {"name": name, "sides": get_game(name).presentation.sides,
+             "parameters": [p.to_json() for p in parameters(name)],
              "rules": [rule_set(name, rules) for rules in rule_sets(name)]}
-            for name, m in GAMES.items()]})   # as registered
+            for name in GAMES]})   # as registered
 
     async def new_game(request):
         key, session = games.new(await body(request))

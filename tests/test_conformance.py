@@ -4,14 +4,17 @@ registering; the toy race of tests/toy is registered only here, by tests/conftes
 
 Variants small enough are enumerated whole; larger ones are sampled (the cheap checks).
 """
+import inspect
 import json
+import typing
 
 import numpy as np
 import pytest
 
 from tabula.games import GAMES, PositionError, get_game, rule_sets
 from tabula.infra.batch import per_code, unrank_many
-from tabula.games.game import AGAIN, LAYER_STRIDE, OVER, layer_id, layer_pair, worth, worths
+from tabula.games.game import (AGAIN, LAYER_STRIDE, OVER, Game, layer_id, layer_pair, worth,
+                               worths)
 from tabula.games.loop import advance
 from tabula.runtime.sampling import random_play_positions, uniform_positions
 from tabula.solver.layered import solve
@@ -167,6 +170,17 @@ def test_board_geometry_and_views(game):
                     assert cell in ids or any(cell.startswith(p)
                                               for p in game.presentation.layout["pools"])
                 assert all(isinstance(e, str) for e in game.presentation.events(code, move))
+
+
+def test_the_compiled_functions_take_what_their_protocols_say(game):
+    """Each compiled function of the contract takes the arguments its protocol in
+    games/game.py names (Moves, CodeToInt, Unrank, CodeToFloat)."""
+    for name, protocol in typing.get_type_hints(Game).items():
+        if getattr(protocol, "_is_protocol", False):
+            function = getattr(game, name)
+            taken = inspect.signature(getattr(function, "py_func", function)).parameters
+            named = list(inspect.signature(protocol.__call__).parameters)[1:]
+            assert len(taken) == len(named), (name, list(taken), named)
 
 
 def test_the_game_loop_step(game):

@@ -165,6 +165,13 @@ def test_a_rule_set_and_the_capture_toy_are_played_through_the_api(tmp_path):
     assert listed["ur"]["rules"][0]["name"] == "finkel" and rules["tiny"]["default_pieces"] == 2
     assert rules["blitz"]["default_pieces"] == 5 and rules["tiny"]["table_pieces"] is None
     assert "toycapture" in listed
+    # each game's fields come from its parameters (games.parameters): the toy's pieces
+    # range and rule sets, and EinStein's other names for them on the command line
+    pieces = {p["name"]: p for p in listed["toycapture"]["parameters"]}["pieces"]
+    assert (pieces["type"], pieces["least"], pieces["most"]) == ("int", 1, 3)
+    einstein = {p["name"]: p for p in listed["einstein"]["parameters"]}
+    assert einstein["rules"]["choices"] == ["5x5", "4x4", "3x3", "2x2"]
+    assert (einstein["rules"]["flags"], einstein["pieces"]["flags"]) == (["board"], ["cubes"])
     data = new(client, game="ur", rules="tiny", level="apprentice", seed=2)
     assert data["state"]["pieces"] == 2         # the rule set's own default
     data, events = play_out(client, data["id"], data)

@@ -51,7 +51,8 @@ function fillPieces() {
   const rules = game.rules.find((r) => r.name === $("rules").value);
   fillLevels(rules.levels);
   $("pieces").innerHTML = "";
-  for (let p = 1; p <= game.max_pieces; p++) {
+  const pieces = game.parameters.find((parameter) => parameter.name === "pieces");
+  for (let p = pieces.least; p <= pieces.most; p++) {
     const notes = [];
     if (rules.shipped_pieces.includes(p)) notes.push("network");
     if (rules.table_pieces === p) notes.push("table");
