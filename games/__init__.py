@@ -37,9 +37,8 @@ def get_game(name: str, pieces: int | None = None, rules: str | None = None) -> 
         raise PositionError(f"unknown game {name!r}; games are {', '.join(sorted(GAMES))}")
     if pieces is not None and (isinstance(pieces, bool) or not isinstance(pieces, int)):
         raise PositionError(f"pieces must be a whole number, not {pieces!r}")
-    if rules is not None and (not isinstance(rules, str) or rules not in rule_sets(name)):
-        raise PositionError(f"{name} has no rule set {str(rules)[:40]!r}; its rule sets are "
-                            f"{', '.join(rule_sets(name))}")
+    if rules is not None:
+        parameters(name)[0].check(rules)
     if hasattr(module, "RULE_SETS"):
         return module.make(pieces, module.RULE_SETS[rules or module.RULES])
     return module.make(module.DEFAULT_PIECES if pieces is None else pieces)
@@ -54,9 +53,9 @@ def parameters(name: str) -> tuple[Parameter, ...]:
 
     def names(parameter):
         return tuple(f.name for f in flags if f.parameter == parameter)
-    return (Parameter("rules", str, module.RULES, "the rule set", choices=tuple(rule_sets(name)),
-                      flags=names("rules")),
-            Parameter("pieces", int, module.DEFAULT_PIECES, "pieces a side", least=1,
+    return (Parameter(name, "rules", str, module.RULES, "rule set",
+                      choices=tuple(rule_sets(name)), flags=names("rules")),
+            Parameter(name, "pieces", int, module.DEFAULT_PIECES, "pieces a side", least=1,
                       most=module.MAX_PIECES, flags=names("pieces")))
 
 

@@ -501,8 +501,8 @@ def make(pieces: int | None = None, rules: EinsteinRules = RULE_SETS[RULES]) -> 
                 heuristic=board.heuristic, successor_layers=capture_successors,
                 capabilities=Capabilities(acyclic=True, removes_for_good=True),
                 setup=Setup(arrangements=arrangements, start=partial(set_up, n=n),
-                            written="the cubes' numbers on the start squares in order, the "
-                                    "corner first"),
+                            written=f"the cubes' numbers 1..{pieces} once each, on the "
+                                    "start squares in order, the corner first"),
                 encoding=Encoding(partial(features, pieces=pieces, n=n),
                                   2 * pieces * (n * n + 1) + 2 * n * n),
                 presentation=Presentation(

@@ -174,6 +174,7 @@ class Parameter:
     name, type, range (a whole number) or choices (a name), default and meaning. The
     command line, the variant strings and the web API's game list read a game's
     parameters (games.parameters) and nothing else of its settings."""
+    game: str                  # the game's name, for messages
     name: str
     type: type                 # int or str
     default: object
@@ -183,18 +184,24 @@ class Parameter:
     choices: tuple = ()        # str: the values it takes
     flags: tuple = ()          # the game's other names for it on the command line (Flag)
 
+    def check(self, value):
+        """`value` if the parameter takes it, else a PositionError saying what it takes."""
+        if self.type is int:
+            if isinstance(value, bool) or not isinstance(value, int) or \
+                    not self.least <= value <= self.most:
+                raise PositionError(f"{self.game} takes {self.name} {self.least}..{self.most}, "
+                                    f"not {str(value)[:20]!r}")
+        elif value not in self.choices:
+            raise PositionError(f"{self.game} has no {self.help} {str(value)[:40]!r}; its "
+                                f"{self.help}s are {', '.join(self.choices)}")
+        return value
+
     def read(self, text: str):
         """The value `text` writes, else a PositionError saying what it may be."""
         if self.type is int:
-            value = whole_number(text, self.least, self.most)
-            if value is None:
-                raise PositionError(f"{self.name} is a whole number {self.least}.."
-                                    f"{self.most}, not {str(text)[:20]!r}")
-            return value
-        if text not in self.choices:
-            raise PositionError(f"{self.name} is one of {', '.join(self.choices)}, not "
-                                f"{str(text)[:40]!r}")
-        return text
+            number = whole_number(text, self.least, self.most)
+            return self.check(text if number is None else number)
+        return self.check(text)
 
     def to_json(self) -> dict:
         spec = {"name": self.name, "type": self.type.__name__, "default": self.default,

@@ -1,9 +1,12 @@
 """A game as a state machine (games/state.py): set-ups, cube actions, throws and moves
 are actions of the game, taken through one step function. Checked on the toy capture
 game's set-up and money rule sets, Ur's throw of 0 and a bear-off's gammon."""
+import io
+
 import numpy as np
 import pytest
 
+from tabula.cli import main
 from tabula.games import get_game
 from tabula.games.cube import CubeState
 from tabula.games.game import PositionError
@@ -86,3 +89,16 @@ def test_a_move_that_wins_scores_the_game_s_win_size_at_the_cube_s_value():
     assert (over.phase, over.winner, over.points) == (OVER, 0, 4)    # 2 for a gammon x 2
     with pytest.raises(PositionError):
         step(game, state, Action(PLAY, 1))
+
+
+def test_the_terminal_sets_up_as_asked(capsys, monkeypatch):
+    """tabula play toycapture --rules setup --setup 03: the first board has your pieces
+    on squares 0 and 3; a set-up the game does not have is one line, exit 2."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("r\n1\n" * 60))
+    assert main(["play", "toycapture", "--rules", "setup", "--pieces", "2", "--setup", "03",
+                 "--hotseat", "--seed", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    top = next(i for i, line in enumerate(lines) if line.startswith("["))   # the first board
+    assert lines[top] == "[R][ ][ ]" and lines[top + 1].startswith("[R]"), lines[top:top + 3]
+    assert main(["play", "toycapture", "--rules", "setup", "--setup", "02", "--hotseat"]) == 2
+    assert "a set-up is written as the start squares" in capsys.readouterr().err

@@ -193,7 +193,9 @@ def test_a_variant_is_one_value_written_as_one_string(capsys):
     assert parse_variant("einstein(rules=3x3)").pieces == 3   # the rule set's default
     for bad, said in (("ur(pieces=3", "GAME(rules=NAME,pieces=N)"),
                       ("ur(colour=red)", "rules=NAME and pieces=N"),
-                      ("ur(pieces=3,pieces=4)", "each once"), ("ur(pieces=²)", "whole number"),
+                      ("ur(pieces=3,pieces=4)", "each once"),
+                      ("ur(pieces=²)", "ur takes pieces 1..7, not '²'"),
+                      ("ur(pieces=99)", "ur takes pieces 1..7, not '99'"),
                       ("ur(rules=nope)", "no rule set 'nope'")):
         with pytest.raises(PositionError, match=re.escape(said)):
             parse_variant(bad)
