@@ -38,8 +38,9 @@ class Action:
 
 @dataclass(frozen=True, eq=False)
 class State:
-    """Where a game stands. The position is seen by `seat`, the player on roll (after
-    a win: by the loser); in TAKE, the decision is the other side's."""
+    """Where a game stands. The position is seen by `seat`: the player on roll, or in
+    OVER whoever would throw next (the loser after a winning move, the doubler after a
+    pass); in TAKE, the decision is the other side's."""
     phase: str
     seat: int = 0
     code: int | None = None          # None until both sides have set up
@@ -119,8 +120,9 @@ def step(game, state: State, action: Action) -> State:
                                      state.next_codes, state.infos, action.value)
         moved = replace(state, phase=THROW, code=int(code), throw=None, next_codes=None,
                         infos=None)
-        if over:
-            return replace(moved, phase=OVER, winner=state.seat, points=None if rules is None
+        if over:   # the position after the move is the loser's to see
+            return replace(moved, phase=OVER, seat=1 - state.seat, winner=state.seat,
+                           points=None if rules is None
                            else rules.points(state.cube, game.win_size(state.code)))
         return replace(moved, seat=1 - state.seat) if passes else moved
     raise PositionError(f"{kind} {'' if action.value is None else action.value} is no "

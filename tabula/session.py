@@ -250,7 +250,8 @@ class Session:
 
     # where the game stands, as the state says it
     code = property(lambda self: self.now.code)
-    seat = property(lambda self: self.now.seat, doc="the player on roll")
+    seat = property(lambda self: self.now.seat, doc="the player on roll: the position is "
+                    "seen by this seat (at the end, by the one who would throw next)")
     throw = property(lambda self: self.now.throw, doc="the throw waiting for a move, if any")
     cube = property(lambda self: self.now.cube, doc="the cube, in a game played for money")
     winner = property(lambda self: self.now.winner)
@@ -531,9 +532,7 @@ class Session:
         return [{"index": i, **self._move_json(m)} for i, m in enumerate(self.moves)]
 
     def board(self) -> dict:
-        # the code is seen by the player about to throw: after a win, by the loser
-        viewer = self.seat if not self.over else 1 - self.winner
-        return self.game.presentation.board_view(self.code, first_to_throw=viewer == 0)
+        return self.game.presentation.board_view(self.code, first_to_throw=self.seat == 0)
 
     def hint(self) -> dict:
         """The current moves ranked by the mover's winning chance, each with its loss

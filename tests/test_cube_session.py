@@ -72,6 +72,30 @@ def test_the_cube_changes_hands_on_a_take_and_a_pass_ends_the_game(table):
         assert events[-1]["points"] == 2 and "wins 2 points" in events[-1]["text"]
 
 
+@pytest.mark.parametrize("turns", [0, 1, 2, 3])
+def test_the_board_after_a_pass_is_the_board_played(table, turns):
+    """A pass ends the game on the board the double was made on: the sides' checkers,
+    borne-off counts and pips stay where they were (issue 65: they were swapped)."""
+    s = hotseat(table, seed=6)
+    for _ in range(turns):
+        s.roll()
+        if s.throw is not None:
+            s.play(0)
+    before, doubler = s.board(), s.seat
+    s.double()
+    assert s.board() == before
+    s.answer(take=False)
+    assert s.over and s.winner == doubler and s.board() == before
+
+
+def test_the_board_after_a_winning_move_shows_the_move_made(table):
+    """The last move's board: the winner has borne off every checker."""
+    s = hotseat(table, seed=2)
+    finish(s, lambda s: "roll" if s.phase == "throw" else 0)
+    pieces = s.game.pieces
+    assert s.board()["off"][s.winner] == pieces and s.board()["off"][1 - s.winner] < pieces
+
+
 def test_playing_the_hint_gives_nothing_away_and_a_wrong_cube_costs_the_table_s_loss(table):
     """Both seats follow the hint (the table's best): every decision best, nothing lost.
     Then doubling at every chance: each double's recorded loss is eval/cube_regret's
