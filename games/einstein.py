@@ -408,7 +408,7 @@ def cell(seat: int, square: int, n: int) -> str:
 
 def _layout(n: int) -> dict:
     goals = {0: "goal of blue", n * n - 1: "goal of red"}
-    return {"rows": n, "cols": n, "pools": ["off"],
+    return {"rows": n, "cols": n, "pools": ["off"], "colours": ["#c62828", "#1565c0"],
             "dice": {"name": "die", "count": 1, "faces": 6},
             "cells": [{"id": cell(0, s, n), "row": s // n, "col": s % n,
                        "label": _square_name(s, n), "mark": "goal" if s in goals else "",
@@ -501,8 +501,8 @@ def make(pieces: int | None = None, rules: EinsteinRules = RULE_SETS[RULES]) -> 
                 heuristic=board.heuristic, successor_layers=capture_successors,
                 capabilities=Capabilities(acyclic=True, removes_for_good=True),
                 setup=Setup(arrangements=arrangements, start=partial(set_up, n=n),
-                            written=f"the cubes' numbers 1..{pieces} once each, on the "
-                                    "start squares in order, the corner first"),
+                            written="the numbers of your cubes, once each, on the start "
+                                    "squares in order, the corner first"),
                 encoding=Encoding(partial(features, pieces=pieces, n=n),
                                   2 * pieces * (n * n + 1) + 2 * n * n),
                 presentation=Presentation(

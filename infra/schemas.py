@@ -130,6 +130,7 @@ class NewGameRequest(BaseModel):
     side: Name | None = None
     hotseat: bool = False
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
+    setup: Name | None = None   # your arrangement, in a game whose sides set up ('312')
 
 
 class MoveRequest(BaseModel):

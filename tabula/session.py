@@ -13,6 +13,7 @@ Seats: 0 is the side that throws first (Ur's light, Senet's white), 1 the other.
 """
 import time
 from dataclasses import dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Callable
 
@@ -28,6 +29,7 @@ from tabula.games.game import OVER, move_dicts, move_worths
 from tabula.games.state import (ACCEPT, ARRANGE, DOUBLE, MOVE, PASS, PLAY, ROLL, SETUP,
                                 TAKE, Action, State, begin, may_double, step)
 from tabula.infra.errors import TabulaError
+from tabula.solver.setups import setup_game
 
 # The Master's search without a table: simulations a move, leaves valued a network call
 # (six times the simulations of one leaf a call in the same time: docs/BENCHMARKS.md),
@@ -180,8 +182,18 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     computer = None if hotseat else computer_player(game, level, table, model_path, model)
     humans = {0, 1} if hotseat else {seat}
     setups = {} if setup is None else {seat: arrangement(game, setup)}
+    mixes = {} if computer is None or game.setup is None or table is None else \
+        {1 - seat: best_mixes(table)[1 - seat]}
     return Session(game, humans, computer, make_judge(game, table, model), seed,
-                   None if hotseat else level, setups=setups)
+                   None if hotseat else level, setups=setups, mixes=mixes)
+
+
+@cache
+def best_mixes(table) -> tuple:
+    """Each seat's best mixture of set-ups by the table (solver/setups.py: the set-up
+    game solved by linear programming): the chance of each arrangement."""
+    solved = setup_game(table)
+    return solved.first_mix, solved.second_mix
 
 
 def seat_of(game, side: str | None) -> int:
@@ -232,6 +244,8 @@ class Session:
                                                 # position, the throw and the move played
     setups: dict = field(default_factory=dict)  # seat -> its arrangement, where chosen
                                                 # (games.game.Setup; others drawn)
+    mixes: dict = field(default_factory=dict)   # seat -> the chances its arrangement is
+                                                # drawn with (others: all alike)
     taken_back: list = field(default_factory=list)  # before each of a person's moves
                                                     # against the computer: how it stood
     cube_said: str | None = None  # the cube's action before the coming throw, for replay
@@ -245,6 +259,8 @@ class Session:
             arrangements = self.game.setup.arrangements
             drawn = self.rng.integers(len(arrangements), size=2)
             for seat in (0, 1):
+                if seat in self.mixes:
+                    drawn[seat] = self.rng.choice(len(arrangements), p=self.mixes[seat])
                 chosen = self.setups.get(seat, arrangements[drawn[seat]])
                 self.now = step(self.game, self.now, Action(ARRANGE, chosen))
 

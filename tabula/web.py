@@ -79,7 +79,7 @@ class Games:
     def _start(game, asked, table, model_path, model) -> Session:
         try:
             return start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
-                                    table, model_path, model)
+                                 table, model_path, model, asked.setup)
         except NoNetworkError as err:   # in the page's words, not the command line's
             raise TabulaError(f"no network plays {game.name} with {game.pieces} pieces a side: "
                               "choose Apprentice" + (", or Master (perfect play)" if table else "")
@@ -162,7 +162,9 @@ def create_app(table=None, models=None) -> Starlette:
             return {"name": rules, "default_pieces": playable_pieces(name, rules),
                     "levels": levels_of(get_game(name, rules=rules), table_of(name, rules)),
                     "shipped_pieces": shipped_pieces(name, rules),
-                    "table_pieces": table.game.pieces if table_of(name, rules) else None}
+                    "table_pieces": table.game.pieces if table_of(name, rules) else None,
+                    "setup": setup.written if (setup := get_game(name, rules=rules).setup)
+                    else None}
 
         return JSONResponse({"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).presentation.sides,

@@ -12,6 +12,7 @@ from tabula.cli import main
 from tabula.games import PositionError, get_game
 from tabula.games.game import layer_id
 from tabula.runtime.sampling import random_play_positions, uniform_positions
+from tabula.session import start_session
 from tabula.solver.setups import best_mixture, setup_game
 from tabula.solver.table import Table
 from tests.reference import einstein_rules as reference
@@ -339,3 +340,21 @@ def test_a_player_chooses_a_set_up_in_the_terminal(monkeypatch, capsys):
                        (["ur", "--setup", "12"], "no set-up")):
         assert main(["play", *args]) == 2
         assert says in capsys.readouterr().err
+
+
+def test_the_computer_sets_up_by_the_table_s_best_mixture(tmp_path):
+    """With a table, the computer draws its set-up from the set-up game's best mixture
+    (3x3 with 3 cubes: 123 or 132, half and half), not from all six alike."""
+    out = tmp_path / "e3.h5"
+    assert main(["solve", "einstein", "--board", "3", "--cubes", "3", "--out", str(out),
+                 "--quiet"]) == 0
+    table = Table(out)
+    game = table.game
+    best = {a for a, p in zip(game.setup.arrangements, setup_game(table).second_mix) if p > 0}
+    assert best == {(1, 2, 3), (1, 3, 2)}
+    theirs = []
+    for seed in range(12):
+        session = start_session(game, "master", "red", seed=seed, table=table, setup="321")
+        theirs.append(next(b for b in game.setup.arrangements
+                           if game.setup.start((3, 2, 1), b) == session.code))
+    assert set(theirs) == best

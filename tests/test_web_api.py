@@ -299,3 +299,27 @@ def test_a_move_says_where_it_sent_the_other_side_s_piece(client):
             assert sent["to_cell"] == (f"wait{other}" if game == "ur" else e["move"]["from_cell"])
         assert all(e["move"]["sent"] is None for e in moves if e not in sending
                    and "goes back" not in e["text"])
+
+
+def test_an_einstein_set_up_is_chosen_through_the_api():
+    """A game whose sides set up lists how a set-up is written; the request's set-up
+    is the person's (issue 65: the API refused it), a wrong one is one line."""
+    from tabula.games import get_game
+    from tabula.session import start_session
+    client = TestClient(create_app(), raise_server_exceptions=False)
+    listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
+    rules = {r["name"]: r for r in listed["einstein"]["rules"]}
+    assert "once each" in rules["3x3"]["setup"] and listed["ur"]["rules"][0]["setup"] is None
+    data = new(client, game="einstein", rules="3x3", pieces=3, level="apprentice",
+               side="red", seed=1, setup="312")
+    game = get_game("einstein", 3, "3x3")
+    assert data["state"]["board"] == start_session(game, "apprentice", "red", seed=1,
+                                                   setup="312").board()
+    assert data["state"]["board"] != start_session(game, "apprentice", "red", seed=1,
+                                                   setup="123").board()
+    assert data["layout"]["colours"] and any(c["mark"] == "goal" for c in data["layout"]["cells"])
+    bad = client.post("/api/games", json={"game": "einstein", "rules": "3x3", "pieces": 3,
+                                          "level": "apprentice", "setup": "3124"})
+    assert bad.status_code == 400 and "once each" in bad.json()["error"]
+    none = client.post("/api/games", json={"game": "ur", "level": "apprentice", "setup": "12"})
+    assert none.status_code == 400 and "do not arrange" in none.json()["error"]

@@ -63,7 +63,8 @@ def wait(driver, condition, timeout=10.0):
     raise AssertionError("the page did not get there in time")
 
 
-def start(driver, url, game, pieces, level=None, hotseat=False, seed=None, rules=None):
+def start(driver, url, game, pieces, level=None, hotseat=False, seed=None, rules=None,
+          setup=None):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
     driver.get(f"{url}/" + (f"?seed={seed}" if seed is not None else ""))
@@ -76,6 +77,8 @@ def start(driver, url, game, pieces, level=None, hotseat=False, seed=None, rules
                         f"input[name=mode][value={'hotseat' if hotseat else 'computer'}]").click()
     if level:
         driver.find_element(By.CSS_SELECTOR, f"input[name=level][value={level}]").click()
+    if setup:
+        driver.find_element(By.ID, "arrangement").send_keys(setup)
     driver.find_element(By.ID, "start").click()
     wait(driver, lambda: driver.find_element(By.ID, "play").is_displayed())
 
@@ -212,6 +215,38 @@ def test_einstein_on_the_3x3_board_to_the_end_with_numbered_cubes(browser, serve
             break
     assert "win" in browser.find_element(By.ID, "status").text
     assert "cube" in browser.find_element(By.ID, "log").text
+
+
+def test_an_einstein_set_up_chosen_on_the_page_in_the_sides_colours(browser, server):
+    """EinStein asks for your set-up (and says how one is written); the board starts as
+    typed, red's cubes drawn red and blue's blue, the goal corners marked. Ur asks
+    for none."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+    from tabula.games import get_game
+    from tabula.session import start_session
+    start(browser, server, "ur", 3, level="apprentice")
+    assert not browser.find_element(By.ID, "arrange").is_displayed()
+    start(browser, server, "einstein", 3, level="apprentice", seed=5, rules="3x3", setup="312")
+    expected = start_session(get_game("einstein", 3, "3x3"), "apprentice", "red", seed=5,
+                             setup="312").board()
+    drawn = {p.find_element(By.XPATH, "..").get_attribute("id")[len("cell-"):]: p.text
+             for p in browser.find_elements(By.CSS_SELECTOR, "#board .piece.seat0")}
+    assert drawn == {c: str(expected["labels"][c]) for c, s in expected["cells"].items() if s == 0}
+    colours = browser.execute_script(
+        "return [0, 1].map((s) => getComputedStyle(document.querySelector("
+        "`#board .piece.seat${s}`)).backgroundColor)")
+    assert colours == ["rgb(198, 40, 40)", "rgb(21, 101, 192)"]
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell.goal")) == 2
+    browser.save_screenshot(str(SHOTS / "einstein-setup.png"))
+    browser.get(server)   # a wrong set-up: one line, and the form stays
+    wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#game option"))
+    Select(browser.find_element(By.ID, "game")).select_by_value("einstein")
+    assert "once each" in browser.find_element(By.ID, "arrange-help").text
+    browser.find_element(By.CSS_SELECTOR, "input[name=level][value=apprentice]").click()
+    browser.find_element(By.ID, "arrangement").send_keys("1234567")
+    browser.find_element(By.ID, "start").click()
+    assert "once each" in wait(browser, lambda: browser.find_element(By.ID, "setup-error").text)
 
 
 def test_the_standard_einstein_game_at_master_strength(browser, server):

@@ -29,8 +29,9 @@ def add_parser(sub):
     p.add_argument("--setup", metavar="ORDER",
                    help="games whose sides arrange their pieces first (einstein): yours, "
                         "the pieces' numbers on your start squares in order, the corner "
-                        "first (312: cube 3 in the corner); default drawn at random, as "
-                        "the other side's is")
+                        "first (312: cube 3 in the corner); default drawn at random. The "
+                        "computer's is drawn from the best mixture of set-ups where a table "
+                        "is given (tabula value --setups), else at random")
     p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
     p.add_argument("--show-rules", action="store_true",
                    help="print the rules of the game (docs/rules/GAME.md) and exit")

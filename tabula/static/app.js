@@ -50,6 +50,10 @@ function fillPieces() {
   const game = games.find((g) => g.name === $("game").value);
   const rules = game.rules.find((r) => r.name === $("rules").value);
   fillLevels(rules.levels);
+  // a game whose sides set up first: yours as typed (drawn at random when left empty)
+  $("arrange").hidden = $("arrange-help").hidden = !rules.setup;
+  $("arrange-help").textContent = rules.setup ?
+    `Your set-up: ${rules.setup}; leave it empty to have it drawn at random.` : "";
   $("pieces").innerHTML = "";
   const pieces = game.parameters.find((parameter) => parameter.name === "pieces");
   for (let p = pieces.least; p <= pieces.most; p++) {
@@ -70,6 +74,9 @@ async function start(event) {
       game: $("game").value, rules: $("rules").value, pieces: Number($("pieces").value), hotseat,
       level: document.querySelector("input[name=level]:checked").value, side: $("side").value,
     };
+    if (!$("arrange").hidden && $("arrangement").value.trim()) {
+      request.setup = $("arrangement").value.trim();
+    }
     const seed = new URLSearchParams(location.search).get("seed");   // ?seed=N: the same throws
     if (seed !== null) request.seed = Number(seed);
     const data = await api("POST", "/api/games", request);
@@ -109,6 +116,12 @@ function drawBoard(view) {
   const state = {...current.state, board: view || current.state.board};
   const board = $("board");
   board.innerHTML = "";
+  for (const seat of [0, 1]) {   // the sides' own colours where a game has them (EinStein)
+    const colour = (layout.colours || [])[seat];
+    if (colour) document.body.style.setProperty(`--seat${seat}`, colour);
+    else document.body.style.removeProperty(`--seat${seat}`);
+  }
+  document.body.classList.toggle("coloured", !!layout.colours);
   board.style.setProperty("--cols", layout.cols);
   board.style.gridTemplateColumns = `repeat(${layout.cols}, var(--cell))`;
   for (const c of layout.cells) {
