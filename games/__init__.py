@@ -59,6 +59,12 @@ def parameters(name: str) -> tuple[Parameter, ...]:
                       most=module.MAX_PIECES, flags=names("pieces")))
 
 
+def pieces_word(name: str) -> str:
+    """What game `name` calls its pieces ('checkers', 'cubes'): the first other name its
+    FLAGS give them, else 'pieces'."""
+    return (parameters(name)[1].flags or ("pieces",))[0]
+
+
 VARIANT = re.compile(r"([a-z0-9_]+)\(([^()]*)\)")
 
 
@@ -118,7 +124,8 @@ register(bearoff)
 register(einstein)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "game_flags", "game_of", "get_game",
-           "parameters", "parse_variant", "pieces_help", "register", "rule_sets", "rules_help"]
+           "parameters", "parse_variant", "pieces_help", "pieces_word", "register", "rule_sets",
+           "rules_help"]
 
 
 def game_of(variant, where: str, error) -> Game:

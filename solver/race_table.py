@@ -32,6 +32,25 @@ from .two_sided import CUBEFUL, cube_equity, doubles, takes
 PROBABILITIES = ("win", "win_gammon", "lose_gammon")   # a position's cubeless chances
 
 
+def answer_of(values: dict) -> dict:
+    """What a race's values of one position (race_value_names: by name) say, as `tabula
+    value --json` prints it: the cubeless chances and equity, the equity in each cube
+    state, not doubling and doubling as well as one may, and the cube action."""
+    win = values["win"]
+    gammons = [values.get(name, 0.0) for name in ("win_gammon", "lose_gammon")]
+    nd = {name: values[name] for name in CUBEFUL}
+    if doubles(nd["centered"], nd["unavailable"]):
+        cube = "double, take" if takes(nd["unavailable"]) else "double, pass"
+    else:                          # not good enough, or too good (playing for a gammon)
+        cube = "no double"
+    return {"win": win, "win_gammon": gammons[0], "lose_gammon": gammons[1],
+            "equity": {"cubeless": 2 * win - 1 + gammons[0] - gammons[1],
+                       "centered": cube_equity(nd["centered"], nd["unavailable"]),
+                       "owned": cube_equity(nd["owned"], nd["unavailable"]),
+                       "unavailable": nd["unavailable"]},
+            "equity_no_double": nd, "cube": cube}
+
+
 def race_value_names(game) -> tuple:
     """What a race table holds of each position (solver/values.py): the cubeless chances
     (with gammons only where one can happen) and the three cubeful equities."""
@@ -206,20 +225,8 @@ class RaceTable:
         """Everything the table says of a position, as `tabula value --json` prints it."""
         self._check_two_sided()
         i, j = self._at(code)
-        win = float(self.arrays["win"][i, j])
-        gammons = [float(self.arrays[n][i, j]) if n in self.arrays else 0.0
-                   for n in ("win_gammon", "lose_gammon")]
-        nd = {name: float(self.arrays[name][i, j]) for name in CUBEFUL}
-        if doubles(nd["centered"], nd["unavailable"]):
-            cube = "double, take" if takes(nd["unavailable"]) else "double, pass"
-        else:                          # not good enough, or too good (playing for a gammon)
-            cube = "no double"
-        return {"win": win, "win_gammon": gammons[0], "lose_gammon": gammons[1],
-                "equity": {"cubeless": 2 * win - 1 + gammons[0] - gammons[1],
-                           "centered": cube_equity(nd["centered"], nd["unavailable"]),
-                           "owned": cube_equity(nd["owned"], nd["unavailable"]),
-                           "unavailable": nd["unavailable"]},
-                "equity_no_double": nd, "cube": cube}
+        return answer_of({name: float(self.arrays[name][i, j])
+                          for name in race_value_names(self.game)})
 
     def answer_text(self, code: int) -> str:
         a = self.answer(code)

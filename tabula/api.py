@@ -13,6 +13,7 @@ from tabula.eval.players import make_player
 from tabula.eval.search import decision_form
 from tabula.runtime.model_file import OnnxValueModel
 from tabula.games import Game, get_game
+from tabula.solver.race_table import answer_of
 from tabula.solver.solution import open_solution
 
 __all__ = ["game", "open_table", "value", "moves", "open_model", "player", "regret",
@@ -73,9 +74,14 @@ class Model:
         self.game = self.onnx.game
         self.path = Path(path)
 
-    def value(self, position) -> float:
-        """The network's estimate of the winning chance of the player about to throw."""
-        return float(self.onnx.predict([_code(self.game, position)])[0])
+    def value(self, position) -> float | dict:
+        """The network's estimate of the winning chance of the player about to throw;
+        from a network of a game with the cube (its outputs are a race table's values),
+        what `value` answers from such a table, estimated."""
+        values = self.onnx.predict([_code(self.game, position)])[0]
+        if np.ndim(values) == 0:
+            return float(values)
+        return answer_of({name: float(v) for name, v in zip(self.onnx.value_names, values)})
 
     def choose(self, position, throw: int, search: bool = False) -> dict | None:
         """The move the network plays (with one throw of search if `search`), in the

@@ -3,9 +3,9 @@ screen, played through tabula/session.py. Input is read line by line, so the gam
 can be driven from a file too."""
 import sys
 
-from .games import rule_sets
+from .games import pieces_word, rule_sets
 from .infra.markdown import to_text
-from .session import LEVELS, SessionError
+from .session import SessionError
 
 
 class Console:
@@ -53,13 +53,13 @@ def opening(session) -> str:
     first = f"{game.presentation.sides[0]} throws first"
     rules = "" if game.rules == rule_sets(game.name)[0] else f" ({game.rules} rules)"
     money = ", money play with the doubling cube" if session.cube is not None else ""
-    variant = f"{game.name}{rules} with {game.pieces} pieces a side{money}"
+    variant = f"{game.name}{rules} with {game.pieces} {pieces_word(game.name)} a side{money}"
     if len(session.humans) == 2:
         return (f"{variant}: two people at one screen, "
                 f"{game.presentation.sides[0]} against {game.presentation.sides[1]}; {first}.")
     you = game.presentation.sides[min(session.humans)]
     return (f"{variant}: you play {you} against the "
-            f"computer at level {session.level} ({LEVELS[session.level]}); {first}. Type "
+            f"computer at level {session.level} ({session.level_words}); {first}. Type "
             "'rules' for the rules.")
 
 
@@ -128,11 +128,13 @@ def _say(console, events):
 
 
 def review_text(review) -> str:
-    digits, unit = review["digits"], review["unit"]
+    digits, unit, decided = review["digits"], review["unit"], review["decisions"]
+    if not decided:
+        return f"\nHow {review['side']} played: no decision of theirs had a choice."
     lines = [f"\nHow {review['side']} played ({review['source']}): "
-             f"{100 * review['accuracy']:.0f}% of {review['decisions']} decisions with a "
-             f"choice played best; on average {review['mean_loss_points']:.{digits}f} {unit} "
-             f"given away a decision, {review['points_given_away']:.{digits}f} in all "
+             f"{100 * review['accuracy']:.0f}% of {decided} decision{'s' * (decided != 1)} "
+             f"with a choice played best; on average {review['mean_loss_points']:.{digits}f} "
+             f"{unit} given away a decision, {review['points_given_away']:.{digits}f} in all "
              f"(lost: {review['thresholds_text']}; the throws decide the rest)."]
     for w in review["worst"]:
         throw = f" ({w['throw']})" if w["throw"] is not None else " (the cube)"

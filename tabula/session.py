@@ -54,19 +54,23 @@ def label_ranges(labels=LABELS) -> str:
         for i, (name, least) in enumerate(labels))
 
 
+MASTER_PERFECT = "the table's perfect play"
+MASTER_SEARCHES = (f"a tree search over the network of at most {MASTER_SEARCH.sims:,} "
+                   f"simulations and {MASTER_SEARCH.ms} ms a move")
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
-          "master": "the table's perfect play (with a table), else a tree search over the "
-                    f"network of at most {MASTER_SEARCH.sims:,} simulations and "
-                    f"{MASTER_SEARCH.ms} ms a move"}
+          "master": f"{MASTER_PERFECT} (with a table), else {MASTER_SEARCHES}"}
 MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
 
 
-def levels_of(game, table=None) -> list[str]:
-    """The levels the computer plays `game` at: every one, but in a game played with the
-    cube the Master is perfect play from a table alone (its search knows no cube)."""
-    return [level for level in LEVELS
-            if level != "master" or table is not None or game.cube is None]
+def levels_of(game, table=None, network: bool = True) -> list[str]:
+    """The levels the computer plays `game` at, with `table` (or None) and a network
+    (or none): the Apprentice always; the Journeyman with a network; the Master with a
+    table (perfect play) or a network, but in a game played with the cube from a table
+    alone (its search knows no cube)."""
+    return [level for level in LEVELS if level == "apprentice" or
+            (level == "master" and table is not None) or
+            (network and (level == "journeyman" or game.cube is None))]
 
 
 class SessionError(TabulaError):
@@ -143,13 +147,17 @@ class NoNetworkError(TabulaError):
     line (the web app says it in the page's words, from `others`: the pieces a shipped
     network plays instead)."""
 
-    def __init__(self, game, level: str):
+    def __init__(self, game, level: str, table=None):
         self.game, self.level = game, level
         self.others = [p for p in shipped_pieces(game.name, game.rules) if p != game.pieces]
-        advice = (f"the shipped network plays {game.name} with {self.others[0]} pieces: add "
-                  f"--pieces {self.others[0]}, " if self.others else "")
-        super().__init__(f"level {level} needs a network for {game.describe()}: {advice}"
-                         "give --model FILE.onnx, or choose level apprentice")
+        if table is not None:   # the table fixes the variant: its Master plays perfectly
+            advice = "choose --level master (perfect play from the table) or apprentice, " \
+                     "or give --model FILE.onnx"
+        else:
+            advice = (f"the shipped network plays {game.name} with {self.others[0]} pieces: "
+                      f"add --pieces {self.others[0]}, " if self.others else "") + \
+                "give --model FILE.onnx, or choose --level apprentice"
+        super().__init__(f"level {level} needs a network for {game.describe()}: {advice}")
 
 
 def computer_player(game, level: str, table=None, model_path=None, model=None):
@@ -165,7 +173,7 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
     if level == "master" and table is not None:
         return make_player("perfect", game, table)
     if model_path is None:
-        raise NoNetworkError(game, level)
+        raise NoNetworkError(game, level, table)
     spec = replace(MASTER_SEARCH, leaf=str(model_path)) if level == "master" else \
         f"net:{model_path}"
     return make_player(str(spec), game, model=model)
@@ -287,6 +295,13 @@ class Session:
             (1.0, 3, "points of equity at the cube's value")
 
     @property
+    def level_words(self) -> str:
+        """What the computer plays with, in words (the Master: the table or a search)."""
+        if self.level != "master":
+            return LEVELS[self.level]
+        return MASTER_PERFECT if self.computer.spec == "perfect" else MASTER_SEARCHES
+
+    @property
     def over(self) -> bool:
         return self.now.winner is not None
 
@@ -356,6 +371,10 @@ class Session:
             self.cube_said = f"{self.side(self.seat)} doubled to {self.cube.value}, " \
                              f"{self.side(taker)} took"
             return [self._event("take", text, cube=self.cube.value)]
+        self.frames.append({"number": self.turn + 1, "seat": self.seat, "code": self.code,
+                            "throw": None, "played": None,   # the replay's last step
+                            "cube": f"{self.side(self.seat)} doubled to {2 * self.cube.value}, "
+                                    f"{self.side(taker)} passed"})
         return [self._event("pass", f"{self.says(taker, 'passes', 'pass')}"),
                 self._win_event()]
 
@@ -632,8 +651,9 @@ class Session:
     def replay(self) -> list[dict]:
         """Every throw of the game so far, to step through: its frame (its number, who
         threw what, the move played: None for no legal move, and with the cube its
-        action before the throw), with the side's name and the board before the move in
-        place of the position."""
+        action before the throw; a pass that ended the game is a last frame with no
+        throw), with the side's name and the board before the move in place of the
+        position."""
         return [{k: v for k, v in f.items() if k != "code"} | {
                     "side": self.side(f["seat"]),
                     "board": self.game.presentation.board_view(f["code"], f["seat"] == 0)}

@@ -30,6 +30,7 @@ import secrets
 import threading
 import html
 from collections import OrderedDict
+from functools import cache
 from pathlib import Path
 
 from pydantic_core import from_json
@@ -40,7 +41,7 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from tabula.games import GAMES, get_game, parameters, rule_sets
+from tabula.games import GAMES, PositionError, get_game, parameters, pieces_word, rule_sets
 from tabula.infra import markdown
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
@@ -81,9 +82,10 @@ class Games:
             return start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
                                  table, model_path, model, asked.setup)
         except NoNetworkError as err:   # in the page's words, not the command line's
-            raise TabulaError(f"no network plays {game.name} with {game.pieces} pieces a side: "
+            pieces = pieces_word(game.name)
+            raise TabulaError(f"no network plays {game.name} with {game.pieces} {pieces} a side: "
                               "choose Apprentice" + (", or Master (perfect play)" if table else "")
-                              + (f", or {err.others[-1]} pieces a side" if err.others else "")
+                              + (f", or {err.others[-1]} {pieces} a side" if err.others else "")
                               ) from None
 
     def get(self, key: str) -> Session:
@@ -128,14 +130,22 @@ def board_picture(game) -> str:
 
 
 async def body(request: Request) -> dict:
+    """The request's JSON object; a body over MAX_BODY bytes is refused by its
+    Content-Length before it is read, or as soon as that much has arrived."""
+    length = request.headers.get("content-length", "0")
+    if not length.isascii() or not length.isdigit() or len(length) > 9 or \
+            int(length) > MAX_BODY:
+        raise HTTPException(413, f"request body too large (at most {MAX_BODY:,} bytes)")
+    raw = b""
     try:
-        raw = await request.body()
+        async for chunk in request.stream():
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                raise HTTPException(413, f"request body too large (at most {MAX_BODY:,} bytes)")
     except ClientDisconnect:   # nobody to answer: one line in the log, not a traceback
         LOG.warning("%s %s: the client left before its request body arrived", request.method,
                  request.url.path[:80])
         raise HTTPException(400, "the client left before its request body arrived") from None
-    if len(raw) > MAX_BODY:
-        raise HTTPException(413, "request body too large")
     try:
         data = from_json(raw or b"{}")   # pydantic's parser: at most 200 deep
     except ValueError:
@@ -153,24 +163,37 @@ def create_app(table=None, models=None) -> Starlette:
     async def index(request):
         return FileResponse(STATIC / "index.html")
 
-    async def list_games(request):
-        def table_of(name, rules=None):
-            return table if table is not None and not table.game.differs_from(
-                name, rules=rules) else None
+    def levels(game) -> list[str]:
+        """The levels `game` can be played at here (session.levels_of), with the table
+        and networks this app holds."""
+        held = table if table is not None and not table.game.differs_from(
+            game.name, game.pieces, game.rules) else None
+        return levels_of(game, held, games.networks.of(game)[0] is not None)
 
-        def rule_set(name, rules):
-            return {"name": rules, "default_pieces": playable_pieces(name, rules),
-                    "levels": levels_of(get_game(name, rules=rules), table_of(name, rules)),
-                    "shipped_pieces": shipped_pieces(name, rules),
-                    "table_pieces": table.game.pieces if table_of(name, rules) else None,
-                    "setup": setup.written if (setup := get_game(name, rules=rules).setup)
-                    else None}
+    def rule_set(name, rules) -> dict:
+        playable = {}   # every piece count the rule set takes, with its levels
+        for pieces in range(1, parameters(name)[1].most + 1):
+            try:
+                playable[str(pieces)] = levels(get_game(name, pieces, rules))
+            except PositionError:
+                continue
+        setup = get_game(name, rules=rules).setup
+        return {"name": rules, "default_pieces": playable_pieces(name, rules),
+                "playable": playable, "shipped_pieces": shipped_pieces(name, rules),
+                "table_pieces": table.game.pieces if table is not None and
+                not table.game.differs_from(name, rules=rules) else None,
+                "setup": setup.written if setup else None}
 
-        return JSONResponse({"levels": LEVELS, "games": [
+    @cache
+    def listed() -> dict:   # what the app holds does not change while it runs
+        return {"levels": LEVELS, "games": [
             {"name": name, "sides": get_game(name).presentation.sides,
              "parameters": [p.to_json() for p in parameters(name)],
              "rules": [rule_set(name, rules) for rules in rule_sets(name)]}
-            for name in GAMES]})   # as registered
+            for name in GAMES]}   # as registered
+
+    async def list_games(request):
+        return JSONResponse(listed())
 
     async def new_game(request):
         key, session = games.new(await body(request))

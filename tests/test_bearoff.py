@@ -5,6 +5,7 @@ import dataclasses
 import json
 import os
 from fractions import Fraction
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -356,9 +357,32 @@ def test_a_bear_off_in_the_terminal_says_who_plays_in_notation_and_reviews(capsy
     shown = io.StringIO()
     result = play_game(session, Console(io.StringIO("r\n?\n1\n" * 60), shown))
     text = shown.getvalue()
+    assert text.startswith("bearoff with 10 checkers a side")
     assert result is not None and re.search(r"white: .* \d+ pips", text)
     assert re.search(r"you \(white\) play \d/(\d|off)", text)
     assert re.search(r"the computer \(black\) plays \d/(\d|off)", text)
     assert "from best to worst (the network's estimate" in text
     assert re.search(r"checker play: \d+ decisions, \d+ not the best, [\d.]+ points", text)
     assert re.search(r"cube: \d+ decisions, \d+ wrong", text)
+
+
+def test_the_api_answers_a_bear_off_network_as_it_answers_a_table(tmp_path):
+    """api.open_model(...).value on a network of equities (issue 65: a TypeError) answers
+    what api.value answers from a table: the cubeless chances, the equity in each cube
+    state and the cube action, from the network's outputs."""
+    from tabula import api
+    models = Path(__file__).resolve().parent.parent / "models"
+    position = {"me": [2, 0, 4, 2, 0, 2], "opp": [4, 2, 1, 3, 0, 0]}
+    model = api.open_model(models / "bearoff10.onnx")
+    said = model.value(position)
+    outputs = dict(zip(model.onnx.value_names,
+                       model.onnx.predict([model.game.position_from_json(position)])[0]))
+    assert said["win"] == pytest.approx(outputs["win"])
+    assert said["equity_no_double"]["unavailable"] == pytest.approx(outputs["unavailable"])
+    small = tmp_path / "b4.h5"
+    solve_race(get_game("bearoff", 4), small, quiet=True)
+    table_says = api.value(api.open_table(small), {"me": [1, 0, 2, 0, 0, 1],
+                                                    "opp": [0, 1, 1, 1, 0, 0]})
+    assert said.keys() == table_says.keys() and said["equity"].keys() == table_says["equity"].keys()
+    assert said["cube"] in ("no double", "double, take", "double, pass")
+    assert isinstance(api.open_model(models / "ur7.onnx").value("start"), float)

@@ -10,7 +10,7 @@ from starlette.testclient import TestClient
 from tabula.cli import main
 from tabula.games import get_game
 from tabula.games.cube import CENTERED, OWNED, UNAVAILABLE, Cube, CubeState
-from tabula.session import SessionError, start_session
+from tabula.session import SessionError, levels_of, start_session
 from tabula.web import create_app
 from tests.test_cube_session import finish
 
@@ -147,7 +147,10 @@ def test_the_web_api_plays_it_for_money():
     master = client.post("/api/games", json={"game": "toycapture", "rules": "money",
                                              "pieces": 2, "level": "master"})
     assert master.status_code == 400 and "perfect play from a table" in master.json()["error"]
-    levels = {r["name"]: r["levels"] for r in listed["toycapture"]["rules"]}
-    assert levels == {"toy": ["apprentice", "journeyman", "master"],
-                      "money": ["apprentice", "journeyman"],
-                      "setup": ["apprentice", "journeyman", "master"]}
+    # with a network the Master would search the toy game, not the money game (no table);
+    # no network plays the toy here, so the page offers the Apprentice alone
+    assert levels_of(money_game(), None, network=True) == ["apprentice", "journeyman"]
+    assert levels_of(get_game("toycapture", 2), None, network=True) == [
+        "apprentice", "journeyman", "master"]
+    playable = {r["name"]: r["playable"] for r in listed["toycapture"]["rules"]}
+    assert playable["money"] == {"1": ["apprentice"], "2": ["apprentice"], "3": ["apprentice"]}

@@ -86,6 +86,9 @@ def test_the_board_after_a_pass_is_the_board_played(table, turns):
     assert s.board() == before
     s.answer(take=False)
     assert s.over and s.winner == doubler and s.board() == before
+    last = s.replay()[-1]   # the pass is the replay's last step, on that board
+    assert (last["throw"], last["board"]) == (None, before)
+    assert last["cube"] == f"{s.side(doubler)} doubled to 2, {s.side(1 - doubler)} passed"
 
 
 def test_the_board_after_a_winning_move_shows_the_move_made(table):
@@ -200,10 +203,13 @@ def test_the_review_counts_checker_play_and_the_cube_apart(table):
 def test_the_web_app_plays_a_bear_off_with_the_cube(table):
     client = TestClient(create_app(table), raise_server_exceptions=False)
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
-    assert listed["bearoff"]["rules"][0]["levels"] == ["apprentice", "journeyman", "master"]
+    playable = listed["bearoff"]["rules"][0]["playable"]   # a table of 4, a network of 10
+    assert (playable["4"], playable["10"]) == (["apprentice", "master"],
+                                               ["apprentice", "journeyman"])
+    assert list(playable) == [str(p) for p in range(1, 16)]
     tableless = TestClient(create_app(), raise_server_exceptions=False)
     listed = {g["name"]: g for g in tableless.get("/api/games").json()["games"]}
-    assert listed["bearoff"]["rules"][0]["levels"] == ["apprentice", "journeyman"]
+    assert listed["bearoff"]["rules"][0]["playable"]["4"] == ["apprentice"]
     refused = tableless.post("/api/games", json={"game": "bearoff", "pieces": 4,
                                                  "level": "master"})
     assert refused.status_code == 400 and "perfect play from a table" in refused.json()["error"]

@@ -74,7 +74,21 @@ def test_rules_of_every_game(capsys):
 
 def test_missing_network_and_wrong_side_are_refused(monkeypatch, capsys):
     code, out = play(monkeypatch, capsys, ["ur", "--pieces", "2", "--level", "journeyman"], "")
-    assert code == 2 and "needs a network" in out.err
+    assert code == 2 and "needs a network" in out.err and "--pieces 7" in out.err
+
+
+def test_a_table_without_a_network_offers_its_perfect_play(monkeypatch, capsys, tables):
+    """tabula play ur --table u2.h5 (no network plays 2 pieces): the way that works, the
+    table's perfect play, is offered, not --pieces 7, which the table refuses (issue
+    65); and it plays."""
+    table = str(tables[("ur", 2)].path)
+    code, out = play(monkeypatch, capsys, ["ur", "--table", table], "")
+    assert code == 2 and "--level master (perfect play from the table)" in out.err
+    assert "--pieces" not in out.err
+    code, out = play(monkeypatch, capsys, ["ur", "--table", table, "--level", "master",
+                                           "--seed", "1"], "r\n1\n" * 200)
+    banner = out.out.splitlines()[0]
+    assert code == 0 and "(the table's perfect play)" in banner and "search" not in banner
     code, out = play(monkeypatch, capsys, ["senet", "--side", "light", "--level",
                                            "apprentice"], "")
     assert code == 2 and "white or black" in out.err
@@ -172,7 +186,7 @@ def test_the_variant_table_and_network_are_decided_once_for_terminal_and_web(
     from tabula.kit import Networks, kit_for
     code, out = play(monkeypatch, capsys, ["einstein", "--model", "models/einstein3.onnx",
                                            "--hotseat", "--seed", "1"], "q\n")
-    assert code == 0 and "einstein with 3 pieces a side" in out.out
+    assert code == 0 and "einstein with 3 cubes a side" in out.out
     code, out = play(monkeypatch, capsys, ["einstein", "--cubes", "6", "--model",
                                            "models/einstein3.onnx"], "q\n")
     assert code == 2 and "not of pieces=6" in out.err
@@ -184,3 +198,16 @@ def test_the_variant_table_and_network_are_decided_once_for_terminal_and_web(
     assert str(kit.model_path) == "models/einstein3.onnx"
     assert kit_for("ur", None, None, tables[("ur", 3)], server).table is None   # ur 7
     assert kit_for("ur", 3, None, tables[("ur", 3)], server).table is tables[("ur", 3)]
+
+
+def test_a_review_counts_its_decisions_in_words():
+    """'100% of 1 decision', not '1 decisions'; a side with no choice to make is said so."""
+    from tabula.play import review_text
+    review = {"side": "light", "source": "exact, from the table", "digits": 2,
+              "unit": "points of winning chance", "accuracy": 1.0, "decisions": 1,
+              "mean_loss_points": 0.0, "points_given_away": 0.0, "thresholds_text": "",
+              "worst": [], "chances": [0.5, 1.0]}
+    assert "100% of 1 decision with a choice" in review_text(review)
+    assert "of 2 decisions with" in review_text(review | {"decisions": 2})
+    assert review_text(review | {"decisions": 0}).strip() == \
+        "How light played: no decision of theirs had a choice."

@@ -142,6 +142,8 @@ def test_pages_and_assets_are_served_locally(client):
     assert page.status_code == 200 and "/static/app.js" in page.text
     assert "http" not in page.text.replace("http-equiv", "")   # nothing from elsewhere
     assert client.get("/static/app.js").status_code == 200
+    assert 'rel="icon" href="/static/favicon.svg"' in page.text    # a favicon, served here
+    assert client.get("/static/favicon.svg").status_code == 200
     rules = client.get("/rules/senet")
     assert rules.status_code == 200 and re.search(r"<h1[^>]*>Senet", rules.text)
     assert "<table>" in rules.text
@@ -310,6 +312,13 @@ def test_an_einstein_set_up_is_chosen_through_the_api():
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
     rules = {r["name"]: r for r in listed["einstein"]["rules"]}
     assert "once each" in rules["3x3"]["setup"] and listed["ur"]["rules"][0]["setup"] is None
+    # the piece counts each rule set takes, each with the levels that can play it here
+    # (issue 65: Journeyman and Master were offered where no network plays)
+    assert rules["3x3"]["playable"] == {"1": ["apprentice"], "2": ["apprentice"],
+                                        "3": ["apprentice"]}
+    every = ["apprentice", "journeyman", "master"]
+    assert {p: rules["5x5"]["playable"][p] for p in "346"} == {
+        "3": every, "4": ["apprentice"], "6": every}
     data = new(client, game="einstein", rules="3x3", pieces=3, level="apprentice",
                side="red", seed=1, setup="312")
     game = get_game("einstein", 3, "3x3")
@@ -323,3 +332,52 @@ def test_an_einstein_set_up_is_chosen_through_the_api():
     assert bad.status_code == 400 and "once each" in bad.json()["error"]
     none = client.post("/api/games", json={"game": "ur", "level": "apprentice", "setup": "12"})
     assert none.status_code == 400 and "do not arrange" in none.json()["error"]
+
+
+def test_a_large_body_is_refused_before_it_is_read():
+    """A body over the limit is refused by its Content-Length, unread, and one without a
+    length as soon as the limit is passed (issue 65: 400 MB were read first)."""
+    import asyncio
+    from tabula.web import MAX_BODY
+
+    def post(headers):
+        received, sent = [], []
+
+        async def receive():   # a body that never ends, 4 KB at a time
+            received.append(1)
+            return {"type": "http.request", "body": b" " * 4096, "more_body": True}
+
+        async def send(message):
+            sent.append(message)
+        scope = {"type": "http", "method": "POST", "path": "/api/games",
+                 "raw_path": b"/api/games", "headers": headers, "query_string": b"",
+                 "http_version": "1.1", "scheme": "http", "root_path": "",
+                 "server": ("testserver", 80), "client": ("testclient", 5000)}
+        asyncio.run(create_app()(scope, receive, send))
+        return sent[0]["status"], len(received)
+    assert post([(b"content-length", b"400000000")]) == (413, 0)
+    assert post([(b"content-length", b"4" * 30)]) == (413, 0)
+    status, chunks = post([(b"transfer-encoding", b"chunked")])
+    assert status == 413 and chunks == MAX_BODY // 4096 + 1
+
+
+def test_a_stopped_server_s_port_is_free_at_once(tmp_path):
+    """A port whose last connection waits out TIME-WAIT is free to `tabula serve` again
+    at once (issue 65: 'Address already in use' for 30 s)."""
+    import socket
+    from tabula.commands.serve import check_port
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        client = socket.create_connection(("127.0.0.1", port))
+        accepted, _ = listener.accept()
+        accepted.close()   # the server's side closes first: its port enters TIME-WAIT
+        client.close()
+    check_port("127.0.0.1", port)
+    with socket.socket() as busy:   # a port in use is still refused, in one line
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        with pytest.raises(Exception, match="cannot listen on 127.0.0.1"):
+            check_port("127.0.0.1", busy.getsockname()[1])

@@ -243,6 +243,13 @@ def test_an_einstein_set_up_chosen_on_the_page_in_the_sides_colours(browser, ser
     wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#game option"))
     Select(browser.find_element(By.ID, "game")).select_by_value("einstein")
     assert "once each" in browser.find_element(By.ID, "arrange-help").text
+    Select(browser.find_element(By.ID, "rules")).select_by_value("3x3")   # no network plays it
+    assert [o.text for o in Select(browser.find_element(By.ID, "pieces")).options] == [
+        "1", "2", "3"]
+    shown = [i.get_attribute("value") for i in browser.find_elements(
+        By.CSS_SELECTOR, "input[name=level]") if i.is_displayed()]
+    assert shown == ["apprentice"]
+    assert "need a network" in browser.find_element(By.ID, "levels-note").text
     browser.find_element(By.CSS_SELECTOR, "input[name=level][value=apprentice]").click()
     browser.find_element(By.ID, "arrangement").send_keys("1234567")
     browser.find_element(By.ID, "start").click()

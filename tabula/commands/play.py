@@ -19,7 +19,8 @@ def add_parser(sub):
                    help=f"the computer's strength (default journeyman; {cubed}, played with "
                         "the doubling cube: master only with --table)")
     p.add_argument("--model", metavar="FILE.onnx",
-                   help="the network (default: the shipped models/GAMEPIECES.onnx)")
+                   help="the network (default: the variant's shipped network in models/, "
+                        "GAMEPIECES.onnx or GAME-RULESPIECES.onnx, e.g. ur-masters7.onnx)")
     p.add_argument("--table", metavar="FILE",
                    help="a solved table: perfect play, exact hints and review")
     p.add_argument("--side", help="your side, by the game's names (" + "; ".join(

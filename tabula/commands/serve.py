@@ -26,6 +26,19 @@ def add_parser(sub):
     p.set_defaults(run=run)
 
 
+def check_port(host: str, port: int):
+    """A UsageError unless the server can listen on host:port. A port whose last
+    connections wait out TCP's TIME-WAIT is free to reuse, as uvicorn reuses it
+    (SO_REUSEADDR): a server stopped and started again at once starts."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as err:
+            raise UsageError(f"cannot listen on {host}:{port} ({err.strerror}): "
+                             "give another --port or --host") from None
+
+
 def run(args):
     if not 0 < args.port < 65536:
         raise UsageError("--port must lie between 1 and 65535")
@@ -41,12 +54,7 @@ def run(args):
     for path in args.model:
         models[OnnxValueModel(path).game.name] = path
     app = create_app(table, models)
-    with socket.socket() as probe:
-        try:
-            probe.bind((args.host, args.port))
-        except OSError as err:
-            raise UsageError(f"cannot listen on {args.host}:{args.port} ({err.strerror}): "
-                             "give another --port or --host") from None
+    check_port(args.host, args.port)
     print(f"tabula: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)",
           flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")

@@ -35,8 +35,16 @@ function fillSetup() {
   $("rules-link").href = `/rules/${game.name}`;
 }
 
-// the strengths a rule set is played at (with the cube, the Master needs the table)
-function fillLevels(levels) {
+function chosenRules() {
+  const game = games.find((g) => g.name === $("game").value);
+  return game.rules.find((r) => r.name === $("rules").value);
+}
+
+// the strengths the chosen variant can be played at here, and why the others are not
+// offered: the Journeyman needs a network, the Master a network or a table (with the
+// cube, a table)
+function fillLevels() {
+  const levels = chosenRules().playable[$("pieces").value];
   for (const input of document.querySelectorAll("input[name=level]")) {
     input.parentElement.hidden = !levels.includes(input.value);
     if (input.checked && input.parentElement.hidden) input.checked = false;
@@ -44,25 +52,31 @@ function fillLevels(levels) {
   if (!document.querySelector("input[name=level]:checked")) {
     document.querySelector(`input[name=level][value=${levels[0]}]`).checked = true;
   }
+  const pieces = $("pieces").value;
+  $("levels-note").textContent =
+    !levels.includes("journeyman") ? (levels.includes("master") ?
+      `Journeyman needs a network, and none here plays ${pieces} a side.` :
+      `Journeyman and Master need a network (or, for the Master, a solved table), and none ` +
+      `here plays ${pieces} a side: choose a marked number of pieces to play them.`) :
+    !levels.includes("master") ?
+      "Master plays a game with the doubling cube from a solved table only." : "";
 }
 
 function fillPieces() {
-  const game = games.find((g) => g.name === $("game").value);
-  const rules = game.rules.find((r) => r.name === $("rules").value);
-  fillLevels(rules.levels);
+  const rules = chosenRules();
   // a game whose sides set up first: yours as typed (drawn at random when left empty)
   $("arrange").hidden = $("arrange-help").hidden = !rules.setup;
   $("arrange-help").textContent = rules.setup ?
     `Your set-up: ${rules.setup}; leave it empty to have it drawn at random.` : "";
   $("pieces").innerHTML = "";
-  const pieces = game.parameters.find((parameter) => parameter.name === "pieces");
-  for (let p = pieces.least; p <= pieces.most; p++) {
+  for (const p of Object.keys(rules.playable).map(Number)) {   // those the rule set takes
     const notes = [];
     if (rules.shipped_pieces.includes(p)) notes.push("network");
     if (rules.table_pieces === p) notes.push("table");
     option($("pieces"), p, notes.length ? `${p} (${notes.join(", ")})` : `${p}`,
            p === rules.default_pieces);
   }
+  fillLevels();
 }
 
 async function start(event) {
@@ -89,7 +103,9 @@ async function start(event) {
     $("rules-link-2").href = `/rules/${data.state.game}`;
     const who = hotseat ? "two people at one screen" :
       `you play ${$("side").value} against the computer (${data.level})`;
-    addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} pieces a side: ${who}.`);
+    const played = games.find((g) => g.name === data.state.game);   // checkers, cubes, pieces
+    const word = played.parameters.find((p) => p.name === "pieces").flags[0] || "pieces";
+    addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} ${word} a side: ${who}.`);
     show(data);
   } catch (err) {
     $("setup-error").textContent = err.message;
@@ -480,8 +496,9 @@ function showReview(reviews, frames) {
     const parts = r.parts ? Object.entries(r.parts).map(([kind, p]) =>
       `${kind === "cube" ? "cube decisions" : "checker play"}: ${p.decisions}, ${p.wrong} ` +
       `not the best, ${p.points.toFixed(digits)} given away`).join("; ") + ". " : "";
+    if (!r.decisions) return `<h3>${who}</h3><p>No decision had a choice.</p>`;
     return `<h3>${who}</h3><p><strong>${(100 * r.accuracy).toFixed(0)}%</strong> of ` +
-      `${r.decisions} decisions with a choice played best; on average ` +
+      `${r.decisions} decision${r.decisions === 1 ? "" : "s"} with a choice played best; on average ` +
       `${r.mean_loss_points.toFixed(digits)} ${r.unit} given away a decision ` +
       `(${r.points_given_away.toFixed(digits)} in all; the throws decide the rest). ${parts}` +
       `Figures ${r.source}.</p>` +
@@ -517,6 +534,10 @@ function stepTo(n) {
   const who = hotseat() ? f.side : current.state.humans.includes(f.seat) ?
     `you (${f.side})` : `the computer (${f.side})`;
   const digits = current.review ? current.review[0].digits : 2;
+  if (f.throw === null) {   // a double passed: the game ended before a throw
+    $("replay-text").textContent = `${f.cube}: the game ends.`;
+    return;
+  }
   $("replay-text").textContent = (f.cube ? `${f.cube}. ` : "") +
     `Throw ${f.number} of ${frames[frames.length - 1].number}: ` +
     `${who} threw ${throwText(f.throw)}, ` +
@@ -555,6 +576,7 @@ async function init() {
   }
   $("game").addEventListener("change", fillSetup);
   $("rules").addEventListener("change", fillPieces);
+  $("pieces").addEventListener("change", fillLevels);
   fillSetup();
   $("setup-form").addEventListener("submit", start);
   $("throw").addEventListener("click", throwDice);
