@@ -79,7 +79,8 @@ def test_last_roll_cube_actions(three):
             max(2 * p - 1, min(2 * (2 * p - 1), 1)), abs=1e-6)
 
 
-@pytest.mark.parametrize("pieces,gammon_checkers", [(2, 15), (3, 15), (2, 2)])
+@pytest.mark.parametrize("pieces,gammon_checkers", [
+    (2, 15), pytest.param(3, 15, marks=pytest.mark.slow), (2, 2)])
 def test_equal_to_the_reference_on_every_position(pieces, gammon_checkers):
     """Every value of every position; (2, 2) counts a loser with both checkers left as a
     gammon, to check the gammon paths on a small table."""

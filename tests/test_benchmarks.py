@@ -28,7 +28,8 @@ def test_run_script_exit_status(monkeypatch, capsys):
 
 @pytest.mark.parametrize("script,args,message", [
     ("bench_lookup.py", ["missing.h5"], "no table file"),
-    ("bench_train_steps.py", ["missing.h5", "missing.h5"], "no data file"),
+    pytest.param("bench_train_steps.py", ["missing.h5", "missing.h5"], "no data file",
+                 marks=pytest.mark.slow),   # imports torch and Lightning first
     ("bench_mcts_regret.py", ["--table", "missing.h5", "--model", "m.onnx"], "no table file"),
     ("bench_search_match.py", ["--model", "missing.onnx"], "no model file"),
     ("bench_search_match.py", ["--ms=nan"], "--ms must be a positive number"),

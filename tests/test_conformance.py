@@ -49,7 +49,10 @@ def positions(game, seed=0):
                            random_play_positions(game, SAMPLE // 4, seed + 1)])
 
 
-@pytest.fixture(scope="module", params=VARIANTS,
+# the fast tier (make check) checks every game and rule set with 1 to 3 pieces a side;
+# the larger variants run with the slow tests
+@pytest.fixture(scope="module", params=[
+    pytest.param(v, marks=[pytest.mark.slow] if v[1] > 3 else []) for v in VARIANTS],
                 ids=[f"{n}{p}" + (f"-{r}" if r else "") for n, p, r in VARIANTS])
 def game(request):
     return get_game(*request.param)

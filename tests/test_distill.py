@@ -93,6 +93,7 @@ def recipe(tmp_path, table, **distill):
     return path
 
 
+@pytest.mark.slow
 def test_generations_are_taught_in_turn_and_a_rerun_skips_them(ur2, tmp_path):
     lines = []
     summary = run_distill(load_recipe(recipe(tmp_path, ur2)), log=lines.append)

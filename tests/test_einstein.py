@@ -120,7 +120,8 @@ def test_moves_equal_the_reference_rules(board, cubes):
             assert sorted(ours, key=str) == sorted(theirs, key=str), (game.to_json(code), throw)
 
 
-@pytest.fixture(scope="module", params=[(2, 1), (3, 1), (3, 2), (3, 3)],
+@pytest.fixture(scope="module", params=[(2, 1), (3, 1), (3, 2),
+                                        pytest.param((3, 3), marks=pytest.mark.slow)],
                 ids=lambda p: f"{p[0]}x{p[0]}-{p[1]}")
 def solved(request, tmp_path_factory):
     board, cubes = request.param

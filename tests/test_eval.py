@@ -186,6 +186,7 @@ def test_report_writes_every_player(tables, tmp_path, capsys):
     assert main(again + ["--force"]) == 0 and "| heuristic |" not in (out / "REPORT.md").read_text()
 
 
+@pytest.mark.slow
 def test_report_plots_name_players_shortly_and_are_saved_to_look_at(tables, ur3_run, tmp_path):
     """Rendered with a network among the players (a long path); copied to
     runs/test-plots/ to be looked at."""

@@ -46,6 +46,7 @@ def senet_move_kinds(game, codes):
     return kinds
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name,rules", [(name, rules) for name in sorted(REFERENCE)
                                         for rules in rule_sets(name)])
 def test_fast_rules_agree_with_reference(name, rules):
