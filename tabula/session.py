@@ -13,7 +13,7 @@ Seats: 0 is the side that throws first (Ur's light, Senet's white), 1 the other.
 """
 import time
 from dataclasses import dataclass, field, replace
-from functools import cache
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Callable
 
@@ -257,6 +257,7 @@ class Session:
     taken_back: list = field(default_factory=list)  # before each of a person's moves
                                                     # against the computer: how it stood
     cube_said: str | None = None  # the cube's action before the coming throw, for replay
+    winning_piece: dict | None = None   # where a piece that won on the board stands
 
     UNDONE = ("now", "moves", "turn", "cube_said")  # what undo puts back
 
@@ -451,8 +452,12 @@ class Session:
         text = f"{self.says(self.seat, 'plays', 'play')} {moved['text']}"
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),
                               move=moved)]
+        mover = self.seat
         self.now, self.moves = step(self.game, self.now, Action(PLAY, index)), []
-        moved["sent"] = self._sent(1 - events[0]["seat"], before, self.board())
+        if self.over and moved["to_cell"] in self._cells:   # a winning piece on the board
+            self.winning_piece = {"cell": moved["to_cell"], "seat": mover,
+                                  "label": (before.get("labels") or {}).get(moved["from_cell"])}
+        moved["sent"] = self._sent(1 - mover, before, self.board())
         if self.over:
             events.append(self._win_event())
         return events
@@ -566,8 +571,23 @@ class Session:
     def legal_moves(self) -> list[dict]:
         return [{"index": i, **self._move_json(m)} for i, m in enumerate(self.moves)]
 
+    @cached_property
+    def _cells(self) -> set:
+        return {c["id"] for c in self.game.presentation.layout["cells"]}
+
     def board(self) -> dict:
-        return self.game.presentation.board_view(self.code, first_to_throw=self.seat == 0)
+        """Which seat has a piece on each cell, and the pools. A game won by reaching a
+        square (EinStein's goal corner) takes the winning piece off the board in its
+        code; the board people see shows it where it arrived."""
+        view = self.game.presentation.board_view(self.code, first_to_throw=self.seat == 0)
+        piece = self.winning_piece if self.over else None
+        if piece is None:
+            return view
+        view = view | {"cells": view["cells"] | {piece["cell"]: piece["seat"]},
+                       "off": [n - (seat == piece["seat"]) for seat, n in enumerate(view["off"])]}
+        if piece["label"] is not None:
+            view["labels"] = view["labels"] | {piece["cell"]: piece["label"]}
+        return view
 
     def hint(self) -> dict:
         """The current moves ranked by the mover's winning chance, each with its loss

@@ -359,3 +359,26 @@ def test_the_computer_sets_up_by_the_table_s_best_mixture(tmp_path):
         theirs.append(next(b for b in game.setup.arrangements
                            if game.setup.start((3, 2, 1), b) == session.code))
     assert set(theirs) == best
+
+
+def test_the_winning_cube_stands_on_the_goal_at_the_end():
+    """A cube that reaches its goal corner wins; the code takes it off the board, but
+    the board people see shows it in the corner, with its number, and does not count
+    it lost (issue 65: it vanished, off [2, 2])."""
+    game = get_game("einstein", 3, "3x3")
+    goals = {c["id"] for c in game.presentation.layout["cells"] if c["mark"] == "goal"}
+    corners = 0
+    for seed in range(8):
+        session = start_session(game, hotseat=True, seed=seed)
+        while not session.over:
+            session.roll()
+            if session.throw is not None:
+                last, before = session.legal_moves()[0], session.board()
+                session.play(0)
+        board, winner, to = session.board(), session.winner, last["to_cell"]
+        assert board["cells"][to] == winner
+        assert board["labels"][to] == before["labels"][last["from_cell"]]
+        on_board = sum(seat == winner for seat in board["cells"].values())
+        assert board["off"][winner] == game.pieces - on_board
+        corners += to in goals
+    assert corners >= 3   # most of these games end in a corner
