@@ -18,6 +18,7 @@ import torch
 import yaml
 
 from tabula.infra.errors import TabulaError
+from tabula.infra.yamlfile import load_yaml
 from tabula.runtime.sampling import uniform_positions
 from tabula.infra.manifest import sha256_file, stamp
 
@@ -56,8 +57,16 @@ def load_checkpoint(path):
 
 
 def _run_config(checkpoint: Path):
+    """The run's config.yaml beside the checkpoint's folder (None where there is none),
+    recorded in the manifest; one that is not plain YAML is refused in one line."""
     config = checkpoint.resolve().parent.parent / "config.yaml"
-    return yaml.safe_load(config.read_text()) if config.is_file() else None
+    if not config.is_file():
+        return None
+    try:
+        return load_yaml(config.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ExportError(f"{config} is not plain YAML ({' '.join(str(err).split())[:200]})"
+                          ) from None
 
 
 def written_paths(out, int8: bool) -> list:

@@ -28,6 +28,7 @@ from tabula.eval.settings import ReportSettings
 from tabula.export.settings import ExportSettings
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
+from tabula.infra.yamlfile import load_yaml
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import StageRecords, read_records
 from tabula.solver.settings import SolveSettings
@@ -62,7 +63,7 @@ def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
     if not path.is_file():
         raise error(f"no {what} {path}")
     try:
-        config = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        config = load_yaml(path.read_text(encoding="utf-8")) or {}
     except UnicodeDecodeError:
         raise error(f"{path} is not UTF-8 text") from None
     except yaml.YAMLError as err:
@@ -75,6 +76,12 @@ def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
                     f"{', '.join(sorted(allowed))}")
     if "game" not in config:
         raise error(f"{path}: give the game (game: ur or game: senet)")
+    for key, kind in (("name", str), ("game", str), ("rules", str), ("workdir", str),
+                      ("table", str), ("pieces", int)):   # checked before any work
+        value = config.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise error(f"{path}: {key} must be {'a whole number' if kind is int else 'text'}"
+                        f", not {str(value)[:40]!r}")
     return config
 
 

@@ -103,12 +103,48 @@ def test_query_files(tmp_path, content):
     b"game: ur\nreport: {players: random}\n",
     b"game: ur\ndatagen: {explore: .nan}\n",     # NaN passes any comparison with a bound
     b"game: ur\nsolve: {tol: .inf}\n",
+    b"game: ur\nworkdir: 5\n",                  # checked before any work (issue 65)
+    b"game: ur\nworkdir: [a]\n",
+    b"game: ur\nname: {a: 1}\n",
+    b"game: ur\npieces: true\n",
+    b"game: ur\na: &x [1, 2]\nb: [*x, *x]\n",   # aliases: a billion laughs in a few lines
+    b"game: ur\nsolve: " + b"[" * 10_000 + b"]" * 10_000 + b"\n",   # 10,000 deep
+    b"game: !!python/object/apply:os.system [echo hi]\n",
 ])
 def test_pipeline_configs(tmp_path, yaml_text):
     path = tmp_path / "p.yaml"
     path.write_bytes(yaml_text)
     code, _, err = run(["pipeline", str(path)])
     assert refused_in_one_line(code, err), err
+
+
+@pytest.mark.parametrize("yaml_text, said", [
+    (b"game: ur\ntable: 5\n", "table must be text"),
+    (b"game: ur\ntable: [a]\n", "table must be text"),
+    (b"game: ur\nworkdir: [a]\n", "workdir must be text"),
+    (b"game: ur\ndistill: &a {sims: 5}\ntrain: *a\n", "anchors and aliases"),
+    (b"game: ur\ntrain: " + b"{a: " * 60 + b"1" + b"}" * 60 + b"\n", "nested more than 50"),
+])
+def test_distill_recipes_are_checked_before_any_work(tmp_path, yaml_text, said):
+    """tabula distill with a table or workdir of the wrong type, or YAML built to blow
+    up, is one line at once (issue 65: a TypeError after 27 s, or a minute's work)."""
+    path = tmp_path / "r.yaml"
+    path.write_bytes(yaml_text)
+    code, _, err = run(["distill", str(path)])
+    assert refused_in_one_line(code, err) and said in err, err
+
+
+def test_an_export_of_a_run_whose_config_builds_objects_is_one_line(tmp_path, ur3_run):
+    """A run folder whose config.yaml holds a Python tag: refused in one line, not by a
+    ConstructorError traceback (issue 65)."""
+    import shutil
+    run_dir = tmp_path / "version_0"
+    shutil.copytree(ur3_run, run_dir)
+    (run_dir / "config.yaml").write_text("seed_everything: !!python/object/apply:os.system "
+                                         "[echo hi]\n")
+    checkpoint = next((run_dir / "checkpoints").glob("*.ckpt"))
+    code, _, err = run(["export", str(checkpoint), "--out", str(tmp_path / "m.onnx")])
+    assert refused_in_one_line(code, err) and "not plain YAML" in err, err
 
 
 @pytest.mark.parametrize("flag", [["--explore", "nan"], ["--val-frac", "nan"],

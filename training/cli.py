@@ -19,6 +19,7 @@ from lightning.pytorch.loggers import CSVLogger
 from tabula.datagen.datafile import DataError, DataFile
 from tabula.infra.errors import OneLineErrors
 from tabula.infra.provenance import code_version, machine
+from tabula.infra.yamlfile import load_yaml
 
 from .curves import plot_learning_curve
 from .data import ValueData
@@ -187,7 +188,7 @@ def _check_config_files(argv):
             except UnicodeDecodeError:
                 raise DataError(f"{path} is not UTF-8 text") from None
             try:
-                model = (yaml.safe_load(text) or {}).get("model") or {}
+                model = (load_yaml(text) or {}).get("model") or {}
             except (yaml.YAMLError, AttributeError):
                 continue   # jsonargparse says what is wrong with it
             named = [key for key in LINKED if isinstance(model, dict) and key in model]
