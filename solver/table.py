@@ -26,7 +26,7 @@ from tabula.infra.schemas import TableAttributes, check
 from .bellman import best_moves, decision_losses, decision_worths, table_move_worths
 from .lookup import lookup_many
 from .selfplay import play_games
-from .verify import verify_table
+from .verify import residual_bound, spot_residual, verify_table
 
 FORMAT = "tabula-table"
 FORMAT_VERSION = 1
@@ -112,6 +112,12 @@ class Table:
             self.flat = np.memmap(self.path, dtype=np.float32, mode="r",
                                   shape=(self.path.stat().st_size // 4,))
         self._check_values()
+        worst = spot_residual(self)
+        if not worst <= residual_bound(self):
+            raise TableError(f"{self.path}: its values do not satisfy the rules of "
+                             f"{self.game.describe()} (a Bellman residual of {worst:.3g} on a "
+                             "sample of positions): it is not a solution of this game, solve "
+                             "again (tabula table verify checks every layer)")
 
     def _layout(self, f):
         """The game and the layers, after checking the attributes and every layer's

@@ -73,6 +73,31 @@ def test_a_table_of_values_that_are_not_chances_is_refused_despite_its_checksum(
     assert "not winning chances" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("name,pieces,rules", [("ur", 2, None), ("einstein", 2, "3x3")])
+def test_a_table_of_flipped_chances_is_refused_despite_its_checksums(
+        tmp_path, capsys, name, pieces, rules):
+    """Values that are chances, with their checksums recomputed, but not a solution of
+    the game (every value v written as 1 - v): a sample of Bellman residuals refuses
+    the file when it is opened (issue 65: tabula value believed it)."""
+    from tabula.solver.table import layer_crc32, values_sha256
+    path = tmp_path / "t.h5"
+    solve(get_game(name, pieces, rules), path, quiet=True)
+
+    def flip(f):
+        for key in f["layers"]:
+            values = 1.0 - f["layers"][key][:]
+            f["layers"][key][:] = values
+            f["layers"][key].attrs["crc32"] = layer_crc32(values)
+        f.attrs["sha256"] = values_sha256(f["layers"][key][:] for key in f["layers"])
+    damage(path, flip)
+    with pytest.raises(TableError, match="not a solution of this game"):
+        Table(path)
+    args = ["--board", "3"] if rules else []
+    assert main(["value", name, "--pieces", str(pieces), *args, "--table", str(path),
+                 "--position", "start"]) == 2
+    assert "Bellman residual" in capsys.readouterr().err
+
+
 def test_a_damaged_data_file_is_refused(ur3_data, tmp_path):
     path = tmp_path / "d.h5"
     shutil.copy(ur3_data, path)
