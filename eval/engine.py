@@ -87,6 +87,8 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     player_keys = np.array([stream_key(seed, PLAYER_STREAM + g) for g in range(n)],
                            dtype=np.uint64)
     codes = start_positions(game, seed, throw_streams)
+    if table is not None:   # a table lacking the start (solved with --max-total) says so
+        table.values(np.unique(codes))   # here, rather than judging with missing values
     owner = np.asarray(first, dtype=np.int64).copy()
     turns = np.zeros(n, dtype=np.int64)
     winners = np.full(n, -1, dtype=np.int64)

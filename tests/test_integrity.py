@@ -185,3 +185,24 @@ def test_random_codes_are_no_positions_and_real_ones_are(name, pieces, rules):
     noise = np.random.default_rng(0).integers(0, 1 << 62, size=50_000, dtype=np.int64)
     assert not game.are_positions(noise).any()
     assert game.are_positions(uniform_positions(game, 20_000, 1)).all()
+
+
+def test_a_partial_table_is_refused_by_regret_and_a_one_sided_one_by_serve(tmp_path, capsys,
+                                                                          monkeypatch):
+    """A table solved with --max-total lacks the start layer: eval regret and match
+    refuse it in one line (issue 66: 'loss per game nan' and exit 0). A one-sided
+    bear-off table is refused when tabula serve starts, not at the first throw."""
+    partial = tmp_path / "part.h5"
+    solve(get_game("ur", 3), partial, max_total=4, quiet=True)
+    for args in (["regret", "ur", "--pieces", "3", "--player", "heuristic", "--games", "20"],
+                 ["match", "ur", "--pieces", "3", "--a", "heuristic", "--b", "random",
+                  "--pairs", "5"]):
+        assert main(["eval", *args, "--table", str(partial), "--quiet"]) == 2
+        assert "holds no layer (3, 3)" in capsys.readouterr().err
+    one_sided = tmp_path / "one.h5"
+    assert main(["solve", "bearoff", "--checkers", "3", "--one-sided", "--out",
+                 str(one_sided), "--quiet"]) == 0
+    import uvicorn
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server started"))
+    assert main(["serve", "--table", str(one_sided), "--port", "8765"]) == 2
+    assert "is a one-sided table" in capsys.readouterr().err

@@ -50,6 +50,9 @@ def run(args):
     if args.table:
         from tabula.solver.solution import open_solution
         table = open_solution(args.table)
+        # a table that cannot value its game's start (one-sided, or solved with
+        # --max-total) is refused now, not at a game's first throw
+        table.values([table.game.start])
     models = {}
     for path in args.model:
         models[OnnxValueModel(path).game.name] = path
