@@ -51,6 +51,20 @@ def answer_of(values: dict) -> dict:
             "equity_no_double": nd, "cube": cube}
 
 
+def equity_bound_of(names) -> float:
+    """The most points a game whose values are `names` can be worth per unit of cube
+    value: 2 with gammons, else 1."""
+    return 2.0 if "win_gammon" in names else 1.0
+
+
+def value_bounds(names) -> tuple[list, list]:
+    """The least and the most each of the values `names` can be: 0 and 1 for a chance,
+    -b and b for an equity (b = equity_bound_of)."""
+    bound = equity_bound_of(names)
+    return ([0.0 if n in PROBABILITIES else -bound for n in names],
+            [1.0 if n in PROBABILITIES else bound for n in names])
+
+
 def race_value_names(game) -> tuple:
     """What a race table holds of each position (solver/values.py): the cubeless chances
     (with gammons only where one can happen) and the three cubeful equities."""
@@ -124,6 +138,25 @@ class RaceTable:
         if any(v.shape != (n, n) for v in self.arrays.values()):
             raise RaceTableError(f"{self.path}: values are not {n} x {n} (the sides of "
                                  f"{self.game.pieces} checkers)")
+        self._check_values()
+
+    def _check_values(self):
+        """Every value within what it can be (a chance in 0..1, an equity within the
+        game's bound) and a number: a file written with other values and checksums to
+        match is refused, as a layered table is."""
+        names = [name for name in self.arrays]
+        if self.arrays and names != list(race_value_names(self.game)):
+            raise RaceTableError(f"{self.path} holds the values {', '.join(names)}, not "
+                                 f"those of {self.game.describe()}: solve again")
+        for name, low, high in zip(names, *value_bounds(names)):
+            values = self.arrays[name]
+            if values.size and not (values.min() >= low - 1e-6 and values.max() <= high + 1e-6):
+                raise RaceTableError(f"{self.path}: {name} holds values that are not "
+                                     f"{'chances' if low == 0 else 'equities'} (outside "
+                                     f"{low:g}..{high:g}, or not numbers): solve again")
+        if self.rolls.size and not (self.rolls.min() >= 0 and self.rolls.max() <= 1):
+            raise RaceTableError(f"{self.path}: rolls holds values that are not chances "
+                                 "(outside 0..1, or not numbers): solve again")
 
     def _read(self, f, name):
         ds = f.get(name)

@@ -1,5 +1,6 @@
 """Files are checked when opened: a damaged or inconsistent table, data set or solve
 checkpoint is refused (or, for a checkpoint, solved again), never read as if sound."""
+import json
 import shutil
 
 import h5py
@@ -206,3 +207,35 @@ def test_a_partial_table_is_refused_by_regret_and_a_one_sided_one_by_serve(tmp_p
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server started"))
     assert main(["serve", "--table", str(one_sided), "--port", "8765"]) == 2
     assert "is a one-sided table" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,index,bad,said", [
+    ("win", (1, 2), np.nan, "win holds values that are not chances"),
+    ("win", (3, 1), 2.0, "win holds values that are not chances"),
+    ("centered", (2, 2), 3.0, "centered holds values that are not equities"),
+    ("rolls", (1, 1), -0.5, "rolls holds values that are not chances")])
+def test_a_race_table_of_impossible_values_is_refused_despite_its_checksums(
+        tmp_path, capsys, name, index, bad, said):
+    """A bear-off table whose values are not chances or equities, its CRC-32s and
+    SHA-256 recomputed, is refused on opening (issue 66: value, verify and datagen
+    believed it)."""
+    from tabula.solver.race_table import (RaceTable, RaceTableError, arrays_sha256, crc32,
+                                          solve_race)
+    path = tmp_path / "b.h5"
+    solve_race(get_game("bearoff", 3), path, quiet=True)
+
+    def poison(f):
+        key = name if name == "rolls" else f"values/{name}"
+        values = f[key][()]
+        values[index] = bad
+        f[key][...] = values
+        f[key].attrs["crc32"] = crc32(values)
+        names = json.loads(f.attrs["values"])   # the file's order
+        f.attrs["sha256"] = arrays_sha256([*(f[f"values/{n}"][()] for n in names),
+                                           f["rolls"][()]])
+    damage(path, poison)
+    with pytest.raises(RaceTableError, match=said):
+        RaceTable(path)
+    assert main(["value", "bearoff", "--checkers", "3", "--table", str(path), "--position",
+                 "start"]) == 2
+    assert said in capsys.readouterr().err
