@@ -154,7 +154,7 @@ class RaceTable:
                 raise RaceTableError(f"{self.path}: {name} holds values that are not "
                                      f"{'chances' if low == 0 else 'equities'} (outside "
                                      f"{low:g}..{high:g}, or not numbers): solve again")
-        if self.rolls.size and not (self.rolls.min() >= 0 and self.rolls.max() <= 1):
+        if self.rolls.size and not (self.rolls.min() >= -1e-9 and self.rolls.max() <= 1 + 1e-9):
             raise RaceTableError(f"{self.path}: rolls holds values that are not chances "
                                  "(outside 0..1, or not numbers): solve again")
 
