@@ -118,6 +118,19 @@ class Table:
                              f"{self.game.describe()} (a Bellman residual of {worst:.3g} on a "
                              "sample of positions): it is not a solution of this game, solve "
                              "again (tabula table verify checks every layer)")
+        self._check_start_value()
+
+    def _check_start_value(self):
+        """The start value the header states (table info prints it) is the start
+        position's value in the table, to float32's rounding."""
+        said = self.attrs.get("start_value")
+        if said is None or layer_pair(int(self.game.layer_of(self.game.start))) not in \
+                self.layers:
+            return
+        held = float(self.values([self.game.start])[0])
+        if not abs(float(said) - held) <= 1e-6:
+            raise TableError(f"{self.path}: its header says the start is worth {float(said):.7f}, "
+                             f"its values {held:.7f}: the file is damaged, solve again")
 
     def _layout(self, f):
         """The game and the layers, after checking the attributes and every layer's

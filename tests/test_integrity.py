@@ -239,3 +239,22 @@ def test_a_race_table_of_impossible_values_is_refused_despite_its_checksums(
     assert main(["value", "bearoff", "--checkers", "3", "--table", str(path), "--position",
                  "start"]) == 2
     assert said in capsys.readouterr().err
+
+
+def test_a_header_that_does_not_fit_the_values_is_refused(tmp_path, capsys):
+    """A Ur Masters table relabelled Blitz (its values then break Blitz's rules), and one
+    whose header states another start value (table info printed it, verify passed it):
+    both refused when opened (issue 66, item 2)."""
+    masters = tmp_path / "m.h5"
+    solve(get_game("ur", 3, "masters"), masters, quiet=True)
+    relabelled, forged = tmp_path / "b.h5", tmp_path / "s.h5"
+    shutil.copy(masters, relabelled)
+    shutil.copy(masters, forged)
+    damage(relabelled, lambda f: f.attrs.__setitem__("rules", "blitz"))
+    with pytest.raises(TableError, match="do not satisfy the rules of ur.rules=blitz"):
+        Table(relabelled)
+    damage(forged, lambda f: f.attrs.__setitem__("start_value", 0.99))
+    with pytest.raises(TableError, match="header says the start is worth 0.99"):
+        Table(forged)
+    assert main(["table", "info", str(forged)]) == 2
+    assert "header says the start" in capsys.readouterr().err
