@@ -301,6 +301,11 @@ class Setup:
     written: str = "the pieces' numbers on the start squares, in order"   # how people
                                                        # write one, for messages
 
+    def starts(self) -> list[int]:
+        """The start of every pair of arrangements, the first side's by row."""
+        return [self.start(first, second) for first in self.arrangements
+                for second in self.arrangements]
+
     @staticmethod
     def label(arrangement: tuple) -> str:
         """An arrangement as people write it: its numbers one after the other, '312'."""

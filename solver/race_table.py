@@ -172,10 +172,10 @@ class RaceTable:
     def value_names(self) -> tuple:
         return race_value_names(self.game)
 
-    def verify(self, sample: int | None = None) -> dict:
+    def verify(self, sample: int | None = None, seed: int | None = None) -> dict:
         """The values' SHA-256 against the file's (each dataset's CRC-32 was checked on
         opening) and the schema's fields. (Solved exactly in one pass, the table has no
-        residual to sample: `sample` is not used.)"""
+        residual to sample: `sample` and `seed` are not used.)"""
         sha256 = arrays_sha256([*self.arrays.values(), self.rolls])
         missing = missing_fields(self.attrs)
         ok = sha256 == self.attrs["sha256"]

@@ -62,8 +62,7 @@ def setup_game(solution) -> SetupGame:
         raise PositionError(f"{game.name}: its sides do not arrange their pieces before "
                             "play, so it has no set-up choice")
     arrangements = game.setup.arrangements
-    codes = np.array([game.setup.start(first, second) for first in arrangements
-                      for second in arrangements], dtype=np.int64)
+    codes = np.array(game.setup.starts(), dtype=np.int64)
     values = np.asarray(solution.values(codes), dtype=np.float64).reshape(
         len(arrangements), len(arrangements))
     value, first_mix = best_mixture(values)

@@ -247,16 +247,17 @@ class Table:
         """The SHA-256 of the values as they are now (the file's says what they were)."""
         return values_sha256(self.layer(*p) for p in self.layers)
 
-    def verify(self, sample: int = 100_000) -> dict:
-        """The checksum, sane values and the Bellman residual on a sample of every layer
-        (solver/verify.py)."""
-        return verify_table(self, sample=sample)
+    def verify(self, sample: int = 100_000, seed: int | None = None) -> dict:
+        """The checksum, sane values and the Bellman residual at every start and on a
+        sample of every layer, drawn afresh unless `seed` is given (solver/verify.py)."""
+        return verify_table(self, sample=sample, seed=seed)
 
     @staticmethod
     def verify_text(report: dict) -> str:
         return (f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
-                f"worst residual {report['max_residual']:.2e} on samples "
-                f"(bound {report['residual_bound']:.0e}): "
+                f"worst residual {report['max_residual']:.2e} at "
+                f"{report['starts']['checked']:,} start position(s) and on samples (seed "
+                f"{report['seed']}; bound {report['residual_bound']:.0e}): "
                 f"{'ok' if report['ok'] else 'FAILED'}")
 
     def info(self) -> tuple[dict, str]:

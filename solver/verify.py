@@ -1,4 +1,7 @@
-"""Check a table file: its checksum, and the Bellman residual on a sample of every layer."""
+"""Check a table file: its checksum, and the Bellman residual at the positions where
+games begin and on a sample of every layer."""
+
+import os
 
 import numpy as np
 
@@ -8,6 +11,16 @@ from tabula.infra.manifest import missing_fields
 from tabula.solver.bellman import table_bellman
 
 RESIDUAL_BOUND = 1e-6
+
+
+def start_codes(table) -> np.ndarray:
+    """Where the table's games begin: every pair of set-ups of a game whose sides set
+    up, else its start; none when the table lacks the start's layer (--max-total)."""
+    game = table.game
+    codes = np.array(game.setup.starts() if game.setup is not None else [game.start],
+                     dtype=np.int64)
+    held = {layer_id(a, b) for a, b in table.layers}
+    return codes[[int(game.layer_of(c)) in held for c in codes]]
 
 
 def spot_residual(table, per_layer: int = 16, seed: int = 0) -> float:
@@ -26,7 +39,9 @@ def spot_residual(table, per_layer: int = 16, seed: int = 0) -> float:
     if not ids:
         return 0.0
     ids, ranks = np.concatenate(ids), np.concatenate(ranks)
-    codes = unrank_many(table.game.unrank, ids, ranks)
+    starts = start_codes(table)   # and where games begin: no position leads back there
+    starts = starts if len(starts) <= per_layer * 4 else rng.choice(starts, per_layer * 4)
+    codes = np.concatenate([unrank_many(table.game.unrank, ids, ranks), starts])
     stored = table.values(codes).astype(np.float64)
     return float(np.abs(table_bellman(table, codes) - stored).max())
 
@@ -37,10 +52,14 @@ def residual_bound(table) -> float:
     return max(RESIDUAL_BOUND, 2 * float(table.attrs.get("tolerance") or 0.0))
 
 
-def verify_table(table, sample=100_000, seed=0) -> dict:
-    """The report of Table.verify (table: a solver.table.Table)."""
+def verify_table(table, sample=100_000, seed=None) -> dict:
+    """The report of Table.verify (table: a solver.table.Table): the checksum, sane
+    values, the Bellman residual at every start position (no other position leads back
+    to one, so a sample would miss a forged start) and on a sample of every layer,
+    drawn afresh each time unless `seed` is given (the report says which seed)."""
     path = table.path
     sha256 = table.values_sha256()
+    seed = int.from_bytes(os.urandom(4), "little") if seed is None else seed
     rng = np.random.default_rng(seed)
     layers = {}
     for a, b in table.layers:
@@ -54,13 +73,17 @@ def verify_table(table, sample=100_000, seed=0) -> dict:
         residual = float(np.abs(table_bellman(table, codes) - stored).max())
         layers[f"{a}_{b}"] = {"checked": int(len(ranks)), "positions": size,
                               "residual": residual, "values_in_0_1": sane}
-    residuals = [v["residual"] for v in layers.values()]
+    starts = start_codes(table)
+    start_residual = float(np.abs(table_bellman(table, starts) - table.values(starts).astype(
+        np.float64)).max()) if len(starts) else 0.0
+    residuals = [v["residual"] for v in layers.values()] + [start_residual]
     worst = float("nan") if np.isnan(residuals).any() else max(residuals)
     sane = all(v["values_in_0_1"] for v in layers.values())
     sha_ok = sha256 == table.attrs["sha256"]
     missing = missing_fields(table.attrs)
     return {"table": str(path), "sha256_ok": sha_ok, "sha256": sha256,
             "values_ok": sane, "max_residual": worst, "residual_bound": residual_bound(table),
+            "seed": seed, "starts": {"checked": int(len(starts)), "residual": start_residual},
             "missing_fields": missing,
             "ok": sha_ok and sane and worst <= residual_bound(table) and not missing,
             "layers": layers}

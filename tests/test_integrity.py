@@ -258,3 +258,38 @@ def test_a_header_that_does_not_fit_the_values_is_refused(tmp_path, capsys):
         Table(forged)
     assert main(["table", "info", str(forged)]) == 2
     assert "header says the start" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name,pieces,rules", [("ur", 3, "masters"), ("einstein", 3, "3x3")])
+def test_forged_start_values_are_refused_and_verify_checks_every_start(
+        tmp_path, capsys, name, pieces, rules):
+    """Only the start positions' values flipped (every set-up pair of EinStein's),
+    checksums recomputed: no position leads back to a start, so a sample of positions
+    missed them (issue 66, item 3); the starts are checked when the table is opened and
+    by tabula table verify, whose sample is drawn afresh."""
+    from tabula.solver.table import layer_crc32
+    path = tmp_path / "t.h5"
+    game = get_game(name, pieces, rules)
+    solve(game, path, quiet=True)
+    clean = tmp_path / "clean.h5"
+    shutil.copy(path, clean)
+    starts = game.setup.starts() if game.setup is not None else [game.start]
+
+    def flip(f):
+        for code in starts:
+            key = "layers/{}_{}".format(*divmod(int(game.layer_of(code)), 16))
+            values = f[key][:]
+            values[int(game.rank(code))] = 1.0 - values[int(game.rank(code))]
+            f[key][:] = values
+            f[key].attrs["crc32"] = layer_crc32(values)
+        f.attrs.__delitem__("start_value")   # as a forger would, so that it cannot tell
+    damage(path, flip)
+    with pytest.raises(TableError, match="not a solution of this game"):
+        Table(path)
+    seeds = set()
+    for _ in range(2):
+        assert main(["table", "verify", str(clean), "--json", "--sample", "100"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["starts"]["checked"] == len(starts) and report["ok"]
+        seeds.add(report["seed"])
+    assert len(seeds) == 2   # drawn afresh

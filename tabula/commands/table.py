@@ -1,6 +1,6 @@
 """tabula table info|verify: what a table file holds, and whether it is sound."""
 
-from .common import print_json_or_text, sample_size
+from .common import print_json_or_text, sample_size, seed
 
 
 def add_parser(sub):
@@ -24,6 +24,8 @@ def add_parser(sub):
     verify.add_argument("file", metavar="FILE", help="a table made by tabula solve (.h5)")
     verify.add_argument("--sample", type=sample_size, default=100_000,
                         help="positions checked per layer (all of smaller layers)")
+    verify.add_argument("--seed", type=seed, default=None,
+                        help="the sample's seed (default: drawn afresh; the report says it)")
     verify.add_argument("--json", action="store_true", help="print the report as JSON")
     verify.set_defaults(run=run_verify)
 
@@ -38,6 +40,6 @@ def run_info(args):
 def run_verify(args):
     from tabula.solver.solution import open_solution
     table = open_solution(args.file)
-    report = table.verify(sample=args.sample)
+    report = table.verify(sample=args.sample, seed=args.seed)
     print_json_or_text(args, report, table.verify_text(report))
     return 0 if report["ok"] else 1
