@@ -488,3 +488,25 @@ def test_a_capture_game_played_for_money_hotseat_and_against_the_computer(browse
             break
     assert re.fullmatch(r"(You|The computer) wins? [1248] points?( \((red|blue)\))?\.",
                         status()), status()
+
+
+def test_a_reload_resumes_the_game(browser, server):
+    """The game's id is in the address: a reload shows the game as it stood, not the
+    set-up form (issue 65); a new game forgets it, and an id the server does not know
+    says so on the form."""
+    from selenium.webdriver.common.by import By
+    start(browser, server, "ur", 3, level="apprentice", seed=7)
+    for _ in range(4):
+        step(browser)
+    assert "game=" in browser.current_url
+    board = browser.execute_script("return JSON.stringify(current.state.board)")
+    browser.refresh()
+    wait(browser, lambda: browser.find_element(By.ID, "play").is_displayed())
+    assert browser.execute_script("return JSON.stringify(current.state.board)") == board
+    assert "resumed" in browser.find_element(By.ID, "log").text
+    browser.find_element(By.ID, "new").click()
+    browser.switch_to.alert.accept()
+    assert "game=" not in browser.current_url
+    browser.get(f"{server}/?game=nope")
+    wait(browser, lambda: "cannot be resumed" in browser.find_element(By.ID, "setup-error").text)
+    assert browser.find_element(By.ID, "setup").is_displayed()

@@ -94,21 +94,47 @@ async function start(event) {
     const seed = new URLSearchParams(location.search).get("seed");   // ?seed=N: the same throws
     if (seed !== null) request.seed = Number(seed);
     const data = await api("POST", "/api/games", request);
-    current = data;
-    $("setup").hidden = true; $("review").hidden = true; $("play").hidden = false;
-    $("log").innerHTML = ""; $("hint-box").hidden = true;
-    for (const seat of Object.keys(lastMoves)) delete lastMoves[seat];
-    replay = null; $("replay").hidden = true;
-    lastThrow = null;
-    $("rules-link-2").href = `/rules/${data.state.game}`;
-    const who = hotseat ? "two people at one screen" :
-      `you play ${$("side").value} against the computer (${data.level})`;
-    const played = games.find((g) => g.name === data.state.game);   // checkers, cubes, pieces
-    const word = played.parameters.find((p) => p.name === "pieces").flags[0] || "pieces";
-    addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} ${word} a side: ${who}.`);
-    show(data);
+    enter(data, hotseat ? "two people at one screen" :
+      `you play ${$("side").value} against the computer (${data.level})`);
   } catch (err) {
     $("setup-error").textContent = err.message;
+  }
+}
+
+// the game's id in the address (?game=ID), so that a reload resumes it
+function remember(id) {
+  const params = new URLSearchParams(location.search);
+  if (id === null) params.delete("game"); else params.set("game", id);
+  const query = params.toString();
+  history.replaceState(null, "", location.pathname + (query ? `?${query}` : ""));
+}
+
+// show a game, new or resumed: `who` says who plays whom, for the log's first line
+function enter(data, who) {
+  current = data;
+  remember(data.id);
+  $("setup").hidden = true; $("review").hidden = true; $("play").hidden = false;
+  $("log").innerHTML = ""; $("hint-box").hidden = true;
+  for (const seat of Object.keys(lastMoves)) delete lastMoves[seat];
+  replay = null; $("replay").hidden = true;
+  lastThrow = null;
+  $("rules-link-2").href = `/rules/${data.state.game}`;
+  const played = games.find((g) => g.name === data.state.game);   // checkers, cubes, pieces
+  const word = played.parameters.find((p) => p.name === "pieces").flags[0] || "pieces";
+  addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} ${word} a side: ${who}.`);
+  show(data);
+}
+
+// a reload of a game's address: the game as it stands, or why it cannot be
+async function resume(id) {
+  try {
+    const data = await api("GET", `/api/games/${encodeURIComponent(id)}`);
+    const humans = data.state.humans;
+    enter(data, humans.length === 2 ? "two people at one screen, resumed" :
+      `you play ${data.state.sides[humans[0]]} against the computer (${data.level}), resumed`);
+  } catch (err) {
+    remember(null);
+    $("setup-error").textContent = `That game cannot be resumed (${err.message}): start a new one.`;
   }
 }
 
@@ -592,7 +618,10 @@ async function init() {
   $("new").addEventListener("click", () => {
     if (current.state.phase !== "over" && !confirm("Leave this game and set up a new one?")) return;
     $("play").hidden = true; $("review").hidden = true; $("setup").hidden = false;
+    remember(null);
   });
+  const id = new URLSearchParams(location.search).get("game");
+  if (id) await resume(id);
 }
 
 init();
