@@ -510,3 +510,19 @@ def test_a_reload_resumes_the_game(browser, server):
     browser.get(f"{server}/?game=nope")
     wait(browser, lambda: "cannot be resumed" in browser.find_element(By.ID, "setup-error").text)
     assert browser.find_element(By.ID, "setup").is_displayed()
+
+
+def test_a_double_tap_sends_one_request(browser, server):
+    """Two taps on Throw before the answer: one throw, no error line (issue 65: the
+    second got a 409); the page is busy while a request is on its way."""
+    from selenium.webdriver.common.by import By
+    start(browser, server, "ur", 3, level="apprentice", seed=8)
+    log = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
+    browser.execute_script("throwDice(); window.busyNow = "
+                           "document.getElementById('play').getAttribute('aria-busy'); throwDice();")
+    wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#log li")) > log)
+    time.sleep(0.3)
+    text = browser.find_element(By.ID, "log").text
+    assert "error" not in text and text.count("throw") >= 1
+    assert browser.execute_script("return window.busyNow") == "true"
+    assert browser.find_element(By.ID, "play").get_attribute("aria-busy") is None

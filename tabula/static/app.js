@@ -447,12 +447,21 @@ function slide(seat, fromCell, toCell, n, hide) {
   }, (n + 1) * SLIDE_MS + 20);
 }
 
+// One of the game's requests at a time: while one is answered the page says it is busy,
+// and a second tap (a double tap on Throw) is ignored rather than sent.
+let busy = false;
 async function act(method, path, body) {
+  if (busy) return;
+  busy = true;
+  $("play").setAttribute("aria-busy", "true");
   try {
     $("hint-box").hidden = true;
     show(await api(method, path, body));
   } catch (err) {
     addLog(`error: ${err.message}`);
+  } finally {
+    busy = false;
+    $("play").removeAttribute("aria-busy");
   }
 }
 
