@@ -29,6 +29,7 @@ from tabula.games.game import OVER, move_dicts, move_worths
 from tabula.games.state import (ACCEPT, ARRANGE, DOUBLE, MOVE, PASS, PLAY, ROLL, SETUP,
                                 TAKE, Action, State, begin, may_double, step)
 from tabula.infra.errors import TabulaError
+from tabula.runtime.sampling import random_play_positions
 from tabula.solver.setups import setup_game
 
 # The Master's search without a table: simulations a move, leaves valued a network call
@@ -158,6 +159,25 @@ class NoNetworkError(TabulaError):
                       f"add --pieces {self.others[0]}, " if self.others else "") + \
                 "give --model FILE.onnx, or choose --level apprentice"
         super().__init__(f"level {level} needs a network for {game.describe()}: {advice}")
+
+
+def warm_up(game, table=None, model_path=None, model=None, positions: int = 4):
+    """Let every level `game` can be played at here choose on a few positions met in
+    play, and its judge value them, so that numba compiles (or reads from its cache)
+    the kernels and ONNX Runtime opens the network now, not during a person's first
+    reply (a minute with an empty cache: docs/BENCHMARKS.md, "The web app")."""
+    codes = random_play_positions(game, positions, 1)
+    judge = make_judge(game, table, model)
+    for level in levels_of(game, table, model_path is not None):
+        player = computer_player(game, level, table, model_path, model)
+        for code in codes:
+            for throw in game.throws[:3]:
+                moves = game.legal_moves(int(code), int(throw))
+                if len(moves) > 1:
+                    player.choose(np.array([code]), *decision_form(game, moves),
+                                  np.array([0.5]), seconds=LEAST_MS / 1000)
+                    if judge is not None:
+                        judge.worths(game, moves)
 
 
 def computer_player(game, level: str, table=None, model_path=None, model=None):

@@ -28,6 +28,7 @@ lists every event (throws, moves with what they did, passes, the win) in order.
 import logging
 import secrets
 import threading
+import time
 import html
 from collections import OrderedDict
 from functools import cache
@@ -47,7 +48,7 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import MAX_NAME, CubeRequest, MoveRequest, NewGameRequest, check
 
 from .kit import Networks, kit_for
-from .session import (LEVELS, NoNetworkError, Session, SessionError, levels_of,
+from .session import (LEVELS, NoNetworkError, Session, SessionError, levels_of, warm_up,
                       playable_pieces, shipped_pieces, start_session)
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -75,6 +76,16 @@ class Games:
             while len(self.sessions) > MAX_SESSIONS:
                 self.sessions.popitem(last=False)
         return key, session
+
+    def warm_up(self, say):
+        """Every rule set's default variant, at every level it is offered at here, made
+        ready before the server says it is (session.warm_up); say(text): a line each."""
+        for name in GAMES:
+            for rules in rule_sets(name):
+                started = time.monotonic()
+                kit = kit_for(name, None, rules, self.table, self.networks)
+                warm_up(kit.game, kit.table, kit.model_path, kit.model)
+                say(f"  {kit.game.describe()} ready ({time.monotonic() - started:.1f} s)")
 
     @staticmethod
     def _start(game, asked, table, model_path, model) -> Session:
@@ -155,10 +166,13 @@ async def body(request: Request) -> dict:
     return data
 
 
-def create_app(table=None, models=None) -> Starlette:
+def create_app(table=None, models=None, say=None) -> Starlette:
     """The app; `table`: a solved table for perfect play and exact hints of its variant;
-    `models`: {game name: ONNX path} instead of the shipped networks."""
+    `models`: {game name: ONNX path} instead of the shipped networks; `say`: where the
+    games are made ready first, a line each (Games.warm_up; None: not made ready)."""
     games = Games(table, models)
+    if say is not None:
+        games.warm_up(say)
 
     async def index(request):
         return FileResponse(STATIC / "index.html")

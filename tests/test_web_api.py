@@ -381,3 +381,17 @@ def test_a_stopped_server_s_port_is_free_at_once(tmp_path):
         busy.listen()
         with pytest.raises(Exception, match="cannot listen on 127.0.0.1"):
             check_port("127.0.0.1", busy.getsockname()[1])
+
+
+def test_the_server_makes_every_game_ready_before_it_says_so():
+    """tabula serve lets every rule set's default variant choose at every level it
+    offers before it says it is ready (issue 65: a first Master reply took 25 s with
+    nothing on the screen); a line for each. benchmarks/bench_first_reply.py times the
+    first replies after it."""
+    from tabula.games import GAMES, rule_sets
+    said = []
+    client = TestClient(create_app(say=said.append), raise_server_exceptions=False)
+    variants = sum(len(rule_sets(name)) for name in GAMES)
+    assert len(said) == variants and all(line.endswith(" s)") for line in said)
+    assert "ur(rules=finkel,pieces=7) ready" in said[0]
+    assert client.get("/api/games").status_code == 200

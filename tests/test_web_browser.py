@@ -518,8 +518,8 @@ def test_a_double_tap_sends_one_request(browser, server):
     from selenium.webdriver.common.by import By
     start(browser, server, "ur", 3, level="apprentice", seed=8)
     log = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
-    browser.execute_script("throwDice(); window.busyNow = "
-                           "document.getElementById('play').getAttribute('aria-busy'); throwDice();")
+    browser.execute_script("throwDice(); window.busyNow = document.getElementById('play')"
+                           ".getAttribute('aria-busy'); throwDice();")
     wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#log li")) > log)
     time.sleep(0.3)
     text = browser.find_element(By.ID, "log").text

@@ -56,8 +56,11 @@ def run(args):
     models = {}
     for path in args.model:
         models[OnnxValueModel(path).game.name] = path
-    app = create_app(table, models)
     check_port(args.host, args.port)
+    print("tabula: making the games ready (kernels compiled on first use: a minute with "
+          "an empty cache)", flush=True)
+    app = create_app(table, models, say=lambda text: print(text, flush=True))
+    check_port(args.host, args.port)   # again: it may have been taken meanwhile
     print(f"tabula: open http://{args.host}:{args.port}/ in a browser (Ctrl-C stops)",
           flush=True)
     uvicorn.run(app, host=args.host, port=args.port, log_level="warning")
