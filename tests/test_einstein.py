@@ -338,6 +338,7 @@ def test_a_player_chooses_a_set_up_in_the_terminal(monkeypatch, capsys):
                  .splitlines()[:5]]
         assert {square: board[square[0]][square[1]] for square in where} == where
     for args, says in ((["einstein", "--setup", "3124"], "once each"),
+                       (["einstein", "--setup", "³¹²"], "once each"),   # not ASCII digits
                        (["ur", "--setup", "12"], "no set-up")):
         assert main(["play", *args]) == 2
         assert says in capsys.readouterr().err

@@ -135,7 +135,12 @@ def test_a_time_limit_stops_the_search_and_a_loose_one_changes_nothing(ur2):
                                   "mcts:10/0ms", "mcts:10/5s", "mcts:/5ms", "mcts:10x0",
                                   "mcts:10x:heuristic", "mcts:10x2000:heuristic",
                                   "mcts:10x4", "mcts:10:heuristic+0", "mcts:10:heuristic+x",
-                                  "mcts:10:playout+8", "mcts:10:heuristic+20000"])
+                                  "mcts:10:playout+8", "mcts:10:heuristic+20000",
+                                  # digits str.isdigit takes and int refuses or reads
+                                  # otherwise, and digits by the thousand (issue 65)
+                                  "mcts:²", "mcts:100x²:heuristic", "mcts:100/²ms",
+                                  "mcts:100:heuristic+²", "mcts:" + "9" * 5000,
+                                  "mcts:100x" + "9" * 5000, "mcts:100:heuristic+" + "9" * 5000])
 def test_bad_specs_are_one_line(spec):
     with pytest.raises(PlayerError if "onnx" not in spec else Exception) as caught:
         make_player(spec, get_game("ur", 2))
