@@ -111,6 +111,19 @@ class TableAttributes(Variant):
     layers: Layers
     sha256: Sha256
     max_total: Annotated[int, Field(ge=-1, le=10**6)] = -1
+    tolerance: Annotated[float, Field(ge=0)]
+    max_residual: Annotated[float, Field(ge=0)]
+    machine: Annotated[dict, BeforeValidator(_json_text)] = {}
+    solve_seconds: Annotated[float, Field(ge=0)] = 0.0
+    start_value: Annotated[float, Field(ge=0, le=1)] | None = None
+
+
+class LayerAttributes(Schema):
+    """A table layer's HDF5 attributes: what its solve took and certified."""
+    positions: Annotated[int, Field(ge=0)]
+    sweeps: Annotated[int, Field(ge=0)]
+    policy_sweeps: Annotated[int, Field(ge=0)] = 0
+    residual: Annotated[float, Field(ge=0)]
 
 
 class DataAttributes(Variant):

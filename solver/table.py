@@ -21,7 +21,7 @@ from tabula.games.loop import start_positions
 from tabula.infra.h5files import open_checked, plain
 from tabula.infra.manifest import stamp
 from tabula.infra.rng import cumulative
-from tabula.infra.schemas import TableAttributes, check
+from tabula.infra.schemas import LayerAttributes, TableAttributes, check
 
 from .bellman import best_moves, decision_losses, decision_worths, table_move_worths
 from .lookup import lookup_many
@@ -90,8 +90,9 @@ class Table:
             other = self.game.differs_from(game, pieces, rules)
             if other:
                 raise TableError(f"{self.path} is a table of {self.game.describe()}, {other}")
-            self.layer_attrs = {p: {k: plain(v) for k, v in
-                                    f[dataset_name(*p)].attrs.items()} for p in self.layers}
+            self.layer_attrs = {p: check(LayerAttributes, {k: plain(v) for k, v in f[
+                dataset_name(*p)].attrs.items()}, f"{self.path}: layer {p} has broken "
+                "attributes", TableError).model_dump() for p in self.layers}
             self.offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
             if in_memory:
                 self.flat = np.empty(sum(self.game.layer_size(*p) for p in self.layers),
@@ -123,7 +124,7 @@ class Table:
     def _check_start_value(self):
         """The start value the header states (table info prints it) is the start
         position's value in the table, to float32's rounding."""
-        said = self.attrs.get("start_value")
+        said = self.header.start_value
         if said is None or layer_pair(int(self.game.layer_of(self.game.start))) not in \
                 self.layers:
             return
@@ -136,7 +137,7 @@ class Table:
         """The game and the layers, after checking the attributes and every layer's
         dataset against them: a file that says something else than it holds is refused."""
         where = f"{self.path} has broken attributes"
-        said = check(TableAttributes, dict(self.attrs), where, TableError)
+        said = self.header = check(TableAttributes, dict(self.attrs), where, TableError)
         game = game_of(said, where, TableError)
         layers, max_total = said.layers, said.max_total
         expected = game.solved_layers(None if max_total < 0 else max_total)
@@ -262,9 +263,7 @@ class Table:
 
     def info(self) -> tuple[dict, str]:
         """What the file holds (tabula table info): as JSON, and in lines for people."""
-        attrs = dict(self.attrs)
-        attrs["layers"] = json.loads(attrs["layers"])
-        attrs["machine"] = json.loads(attrs.get("machine", "{}"))
+        attrs = dict(self.attrs) | self.header.model_dump()   # read by the schema
         positions = sum(self.game.layer_size(*p) for p in self.layers)
         answer = {"file": str(self.path), **attrs, "positions": positions,
                   "layer_stats": {f"{a}_{b}": self.layer_attrs[(a, b)]
@@ -277,7 +276,7 @@ class Table:
                  f"  tolerance {attrs['tolerance']:.0e}, worst certified residual "
                  f"{attrs['max_residual']:.2e}",
                  f"  sha256 {attrs['sha256']}"]
-        if "start_value" in attrs:
+        if attrs["start_value"] is not None:
             lines.append(f"  start value (float64) {attrs['start_value']:.12f}")
         lines.append("  layer    positions     sweeps  residual   "
                      "(sweeps: full + cheap ones over the recorded best moves)")

@@ -1,6 +1,7 @@
 """Files are checked when opened: a damaged or inconsistent table, data set or solve
 checkpoint is refused (or, for a checkpoint, solved again), never read as if sound."""
 import json
+import re
 import shutil
 
 import h5py
@@ -293,3 +294,28 @@ def test_forged_start_values_are_refused_and_verify_checks_every_start(
         assert report["starts"]["checked"] == len(starts) and report["ok"]
         seeds.add(report["seed"])
     assert len(seeds) == 2   # drawn afresh
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda f: f.attrs.__setitem__("machine", "{not json"), "machine"),
+    (lambda f: f.attrs.__setitem__("tolerance", "small"), "tolerance"),
+    (lambda f: f.attrs.__delitem__("tolerance"), "tolerance: Field required"),
+    (lambda f: f["layers/2_1"].attrs.__delitem__("sweeps"), r"layer \(2, 1\) has broken"),
+    (lambda f: f["layers/2_1"].attrs.__setitem__("residual", -1.0), r"layer \(2, 1\) has broken"),
+])
+def test_a_table_whose_attributes_are_not_what_they_say_is_refused(table_copy, capsys,
+                                                                   change, message):
+    """Every attribute table info prints is read through a schema: one that is not JSON,
+    not a number or missing is one line, not a traceback (issue 65, item 21)."""
+    damage(table_copy, change)
+    with pytest.raises(TableError, match=message):
+        Table(table_copy)
+    assert main(["table", "info", str(table_copy)]) == 2
+    assert re.search(message, capsys.readouterr().err)
+
+
+def test_a_layer_without_policy_sweeps_reads_as_none(table_copy, capsys):
+    """An older layer's attributes without policy sweeps: info says 0 of them."""
+    damage(table_copy, lambda f: f["layers/2_1"].attrs.__delitem__("policy_sweeps"))
+    assert main(["table", "info", str(table_copy)]) == 0
+    assert "(2,1)" in capsys.readouterr().out
