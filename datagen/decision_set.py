@@ -17,6 +17,7 @@ moves, Game.events, or of its position, Game.position_kinds):
   bear-off, capture, backward, water, enter, rosette: some move does that
   blockade   (Senet) a side holds three or more squares in a row
 """
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -25,9 +26,11 @@ import h5py
 import numpy as np
 
 from tabula.datagen.datafile import DataError, DataFile
-from tabula.games import get_game
-from tabula.games.game import unpack_info
+from tabula.games import game_of
+from tabula.games.game import OVER, unpack_info
+from tabula.infra.batch import all_throws
 from tabula.infra.h5files import open_checked
+from tabula.infra.schemas import DecisionSetAttributes, check
 from tabula.infra.manifest import stamp
 from tabula.datagen.decisions import decisions_with_positions
 
@@ -58,6 +61,9 @@ def make_decision_set(table, data_path, out, count: int, seed: int, split: str =
     from distinct positions of `split` of the data file `data_path`; the throws from
     `seed`."""
     data = DataFile(data_path)
+    if "table_sha256" not in data.attrs:
+        raise DataError(f"{data_path} was taught by {data.attrs.get('teacher', 'a search')}, "
+                        "not made from a table: a decision set is made from the table's data")
     if data.attrs["table_sha256"] != table.attrs["sha256"]:
         raise DataError(f"{data_path} was not made from {table.path}")
     game = table.game
@@ -91,6 +97,7 @@ def write_decision_set(out, game, decisions: tuple, made_from: dict, shares=None
               "worths": worths, "kinds": bits}
     if shares is not None:
         arrays["shares"] = shares
+    attrs["decisions_sha256"] = decisions_sha256(game, names, arrays)
     partial = Path(f"{out}.partial")
     try:
         with h5py.File(partial, "w") as f:
@@ -104,6 +111,20 @@ def write_decision_set(out, game, decisions: tuple, made_from: dict, shares=None
             "kinds": {n: int((bits >> i & 1).sum()) for i, n in enumerate(names)}}
 
 
+ARRAYS = ("codes", "counts", "next_codes", "infos", "worths", "kinds")   # + "shares"
+
+
+def decisions_sha256(game, kinds: list, arrays: dict) -> str:
+    """The checksum of what a decision set says: its variant and kinds, then its arrays
+    in ARRAYS order (and the shares, where there are)."""
+    digest = hashlib.sha256(json.dumps([game.name, game.rules, game.pieces, kinds]).encode())
+    for name in (*ARRAYS, "shares"):
+        if name in arrays:
+            digest.update(np.ascontiguousarray(arrays[name], dtype=np.float64 if name in (
+                "worths", "shares") else np.int64).tobytes())
+    return digest.hexdigest()
+
+
 class DecisionSet:
     """A decision set opened for reading (the arrays of write_decision_set; shares is
     None but in a set searched by a tree search)."""
@@ -113,11 +134,21 @@ class DecisionSet:
         with open_checked(self.path, FORMAT, DataError, "decision set",
                           "a tabula decision set (tabula eval decision-set)") as (f, attrs):
             self.attrs = attrs
-            self.game = get_game(attrs["game"], int(attrs["pieces"]), str(attrs["rules"]))
-            self.kinds = json.loads(attrs["kinds"])
-            for name in ("codes", "counts", "next_codes", "infos", "worths", "kinds"):
-                setattr(self, name if name != "kinds" else "kind_bits", f[name][:])
-            self.shares = f["shares"][:] if "shares" in f else None
+            where = f"{self.path} has broken attributes"
+            said = check(DecisionSetAttributes, attrs, where, DataError)
+            self.game, self.kinds = game_of(said, where, DataError), said.kinds
+            arrays = {}
+            for name in (*ARRAYS, "shares"):
+                if name in f:
+                    arrays[name] = f[name][()]
+                elif name != "shares":
+                    raise DataError(f"{self.path} lacks {name}")
+        if decisions_sha256(self.game, self.kinds, arrays) != said.decisions_sha256:
+            raise DataError(f"{self.path} is not what was written (checksum differs): the "
+                            "file is damaged, make it again")
+        self.codes, self.counts, self.next_codes, self.infos, self.worths, self.kind_bits = (
+            arrays[name] for name in ARRAYS)
+        self.shares = arrays.get("shares")
         self._check()
 
     def _check(self):
@@ -127,13 +158,20 @@ class DecisionSet:
         n, m = len(self.codes), self.game.max_moves
         wide = (self.next_codes, self.infos, self.worths) + (
             (self.shares,) if self.shares is not None else ())
-        if any(len(a) != n for a in (self.counts, self.kind_bits)) or \
-                any(a.shape != (n, m) for a in wide):
-            raise DataError(f"{self.path} holds arrays of different shapes")
+        if n == 0:
+            raise DataError(f"{self.path} holds no decision")
+        if any(a.ndim != 1 or len(a) != n for a in (self.codes, self.counts, self.kind_bits)) \
+                or any(a.shape != (n, m) for a in wide) or \
+                any(a.dtype.kind not in "iu" for a in (self.codes, self.counts, self.next_codes,
+                                                       self.infos, self.kind_bits)):
+            raise DataError(f"{self.path} holds arrays of different shapes or kinds")
         if not ((self.counts >= 2) & (self.counts <= m)).all():
             raise DataError(f"{self.path} holds a decision without 2 to {m} moves")
         if not (np.isfinite(self.worths) & (self.worths >= 0) & (self.worths <= 1)).all():
             raise DataError(f"{self.path} holds a worth that is not a winning chance")
+        if not ((self.kind_bits >= 0) & (self.kind_bits < 1 << len(self.kinds))).all():
+            raise DataError(f"{self.path} tags a decision with a kind it does not name")
+        self._check_moves()
         if self.shares is None:
             return
         beyond = np.arange(m) >= self.counts[:, None]
@@ -142,3 +180,23 @@ class DecisionSet:
                 and np.allclose(self.shares.sum(1), 1, atol=1e-4)):
             raise DataError(f"{self.path} holds visit shares that are not a distribution "
                             "over each decision's moves")
+
+    def _check_moves(self):
+        """Every decision is a position of the game and the legal moves of one of its
+        throws, in the game's order (the moves a set's maker saw), and a move that wins
+        is worth a win: a set of garbage codes or moves is refused, not scored."""
+        game, m = self.game, self.game.max_moves
+        if not game.are_positions(self.codes).all():
+            raise DataError(f"{self.path} holds a code that is no position of "
+                            f"{game.describe()}")
+        counts, next_codes, infos = all_throws(game.moves, game.mirror, game.throws, m,
+                                               self.codes)
+        live = (np.arange(m) < self.counts[:, None])[:, None, :]
+        same = ((next_codes == self.next_codes[:, None, :]) &
+                (infos == self.infos[:, None, :])) | ~live
+        if not ((counts == self.counts[:, None]) & same.all(axis=2)).any(axis=1).all():
+            raise DataError(f"{self.path} holds a decision whose moves are not the legal "
+                            f"moves of any throw of {game.describe()}")
+        won = live[:, 0, :] & ((self.infos & OVER) != 0)
+        if not (self.worths[won] == 1.0).all():
+            raise DataError(f"{self.path} holds a winning move not worth a win")

@@ -118,6 +118,14 @@ class TableAttributes(Variant):
     start_value: Annotated[float, Field(ge=0, le=1)] | None = None
 
 
+class DecisionSetAttributes(Variant):
+    """A decision set's HDF5 attributes (datagen/decision_set.py): the kinds' names in
+    the order of their bits, and the checksum of the header and the arrays."""
+    kinds: Annotated[list[Annotated[str, StringConstraints(max_length=MAX_NAME)]],
+                     BeforeValidator(_json_text), Field(max_length=62)]
+    decisions_sha256: Sha256
+
+
 class LayerAttributes(Schema):
     """A table layer's HDF5 attributes: what its solve took and certified."""
     positions: Annotated[int, Field(ge=0)]

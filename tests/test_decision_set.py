@@ -139,3 +139,72 @@ def test_training_takes_its_decisions_from_a_set_of_the_training_split(tables, u
     assert main(base + ["--data.table", str(tables[("ur", 3)].path), "--data.visit_shares",
                         "true"]) == 2
     assert "data.visit_shares is the target of data.decisions" in capsys.readouterr().err
+
+
+def forge(source, out, change):
+    """A copy of the decision set `source` changed by change(arrays, attrs), its checksum
+    recomputed, as a forger would."""
+    import shutil
+    import h5py
+    from tabula.datagen.decision_set import decisions_sha256
+    shutil.copy(source, out)
+    with h5py.File(out, "r+") as f:
+        arrays = {name: f[name][()] for name in f}
+        attrs = dict(f.attrs)
+        change(arrays, attrs)
+        for name in list(f):
+            del f[name]
+        for name, array in arrays.items():
+            f.create_dataset(name, data=array)
+        f.attrs.update(attrs)
+        game = get_game(str(attrs["game"]), int(attrs["pieces"]), str(attrs["rules"]))
+        f.attrs["decisions_sha256"] = decisions_sha256(game, json.loads(attrs["kinds"]),
+                                                       arrays)
+    return out
+
+
+def flip_worths(arrays, attrs):
+    arrays["worths"] = np.where(arrays["worths"] > 0, 1.0 - arrays["worths"], 0.0)
+
+
+def set_item(name, index, value):
+    def change(arrays, attrs):
+        arrays[name][index] = value
+    return change
+
+
+@pytest.mark.parametrize("change,said", [
+    (set_item("codes", 0, 123456789123), "no position of ur"),
+    (set_item("next_codes", (0, 0), -5), "not the legal moves of any throw"),
+    (set_item("infos", (0, 1), 1 << 40), "not the legal moves of any throw"),
+    (set_item("kinds", 0, 1 << 40), "a kind it does not name"),
+    (lambda a, t: t.__setitem__("kinds", '{"near-tie": 0}'), "kinds"),
+    (lambda a, t: t.__setitem__("pieces", 3.7), "pieces"),
+    (lambda a, t: a.pop("worths"), "lacks worths"),
+    (lambda a, t: a.update({n: v[:0] for n, v in a.items()}), "holds no decision"),
+])
+def test_a_forged_decision_set_is_refused(ur3_set, tmp_path, capsys, change, said):
+    """Garbage codes and moves, kind bits beyond the kinds, a kinds mapping of another
+    shape, pieces 3.7, a missing array, no decision: each refused in one line, its
+    checksum recomputed or not (issue 66, item 4: they were scored and trained on)."""
+    from tabula.datagen.datafile import DataError
+    path = forge(ur3_set, tmp_path / "forged.h5", change)
+    with pytest.raises(DataError, match=said):
+        DecisionSet(path)
+    assert main(["eval", "decisions", str(path), "--player", "heuristic"]) == 2
+    assert said in capsys.readouterr().err
+    assert main(["verify", str(path)]) == 1
+
+
+def test_verify_checks_a_decision_set_and_its_worths_against_the_table(tables, ur3_set,
+                                                                      tmp_path, capsys):
+    """Reversed worths with the checksum recomputed are the set's own business until
+    the table is at hand: tabula verify --table compares every worth with the table's."""
+    assert main(["verify", str(ur3_set), "--table", str(tables[("ur", 3)].path),
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["kind"] == "decisions" and report["ok"]
+    forged = forge(ur3_set, tmp_path / "flipped.h5", flip_worths)
+    assert main(["verify", str(forged), "--table", str(tables[("ur", 3)].path)]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL]" in out and ("worths against the table" in out or "worth a win" in out)

@@ -66,9 +66,13 @@ def test_the_search_writes_its_decisions_with_their_visit_shares(ur2, tmp_path):
     most_visited = np.argmax(s.shares, 1)
     best = np.where(live, exact, -np.inf).max(1)
     assert (exact[np.arange(len(best)), most_visited] > best - 0.1).mean() > 0.9
+    import json
     import h5py
-    with h5py.File(decisions, "r+") as f:
+    from tabula.datagen.decision_set import decisions_sha256
+    with h5py.File(decisions, "r+") as f:   # checksum recomputed: the shares are refused
         f["shares"][0, 0] = np.nan
+        f.attrs["decisions_sha256"] = decisions_sha256(
+            ur2.game, json.loads(f.attrs["kinds"]), {name: f[name][()] for name in f})
     with pytest.raises(ValueError, match="holds visit shares that are not a distribution"):
         DecisionSet(decisions)
     assert main(["eval", "decisions", str(decisions), "--player", "random"]) == 2
@@ -164,3 +168,14 @@ def test_a_recipe_naming_a_missing_table_stops_before_any_work(ur2, tmp_path):
     with pytest.raises(ValueError, match="none.h5"):
         run_distill(loaded, log=lambda line: None)
     assert not (tmp_path / "work" / "gen_0").exists()
+
+
+def test_a_decision_set_is_not_made_from_search_taught_data(ur2, tmp_path, capsys):
+    """tabula eval decision-set on data a search taught (no table made it): one line
+    saying so (issue 65, item 21: a KeyError)."""
+    from tabula.cli import main
+    out = tmp_path / "taught.h5"
+    search_data(ur2.game, "mcts:30:heuristic", out, 20, 1, 0.1, 0.1, quiet=True)
+    assert main(["eval", "decision-set", "ur", "--pieces", "2", "--table", str(ur2.path),
+                 "--data", str(out), "--out", str(tmp_path / "set.h5"), "--quiet"]) == 2
+    assert "taught by mcts:30:heuristic, not made from a table" in capsys.readouterr().err

@@ -1,8 +1,9 @@
-"""tabula verify: any of tabula's files (table, data set, model, report) against its
-checksums and schema, and the provenance chain model -> data -> table."""
+"""tabula verify: any of tabula's files (table, data set, decision set, model, report)
+against its checksums and schema, and the provenance chain model -> data -> table."""
 from pathlib import Path
 
 import h5py
+import numpy as np
 
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import (ModelManifest, ReportResults, check, is_file_name,
@@ -13,10 +14,13 @@ from .common import print_json_or_text, sample_size
 
 def add_parser(sub):
     p = sub.add_parser(
-        "verify", help="check a table, data set, model or report and where it came from",
+        "verify", help="check a table, data set, decision set, model or report and where "
+                       "it came from",
         description="Check FILE by its kind: a table (.h5: its checksum and the Bellman "
-                    "residual on a sample of every layer), a data set (.h5: the checksum "
-                    "of every split), a model (.onnx or its manifest .json: the file's "
+                    "residual at the starts and on a sample of every layer), a data set "
+                    "(.h5: the checksum of every split), a decision set (.h5: its checksum, "
+                    "positions and moves; with --table, its worths against the table), a "
+                    "model (.onnx or its manifest .json: the file's "
                     "SHA-256 against the manifest, sane values) or a report (its folder "
                     "or results.json). Every kind must carry the fields of the manifest "
                     "schema (docs/FORMATS.md). Then the chain: a model's data set and "
@@ -24,7 +28,8 @@ def add_parser(sub):
                     "checksums name (found by --data/--table, else where the file "
                     "recorded them; not checked when absent). Exit status 1 when a check "
                     "fails.")
-    p.add_argument("file", metavar="FILE", help="table, data set, model or report")
+    p.add_argument("file", metavar="FILE",
+                   help="table, data set, decision set, model or report")
     p.add_argument("--data", metavar="DATA.h5", help="the data set a model was trained on")
     p.add_argument("--table", metavar="TABLE.h5", help="the table the file came from")
     p.add_argument("--sample", type=sample_size, default=100_000,
@@ -56,9 +61,11 @@ def kind_of(path: Path) -> tuple[str, Path]:
     except OSError:
         raise TabulaError(f"{path} is not a tabula file (not HDF5, ONNX or JSON)") from None
     from tabula.solver.solution import KINDS
-    kinds = {**{kind.format: "table" for kind in KINDS}, "tabula-data": "data"}
+    kinds = {**{kind.format: "table" for kind in KINDS}, "tabula-data": "data",
+             "tabula-decisions": "decisions"}
     if file_format not in kinds:
-        raise TabulaError(f"{path} is HDF5 but neither a tabula table nor a data set")
+        raise TabulaError(f"{path} is HDF5 but neither a tabula table, a data set nor a "
+                          "decision set")
     return kinds[file_format], path
 
 
@@ -139,6 +146,26 @@ def _check_kind(kind, path, args, checks, own):
         table = args.table or _beside(path, data.attrs.get("table_file"))
         _link(checks, "data -> table", data.attrs["table_sha256"], table, _table_sha,
               bool(args.table))
+    elif kind == "decisions":
+        from tabula.datagen.decision_set import DecisionSet
+        decisions = DecisionSet(path)
+        checks.append({"check": "decisions: checksum, positions, the legal moves of a throw, "
+                                "winning moves worth a win, schema", "ok": True,
+                       "detail": f"{len(decisions.codes):,} decisions of "
+                                 f"{decisions.game.describe()}"})
+        if "teacher" in decisions.attrs:
+            checks.append({"check": "decisions -> teacher", "ok": None,
+                           "detail": f"searched by {decisions.attrs['teacher']}, not exact"})
+            return
+        if _link(checks, "decisions -> table", decisions.attrs.get("table_sha256"),
+                 args.table, _table_sha, bool(args.table)) is not None:
+            from tabula.solver.solution import open_solution
+            exact = open_solution(args.table).decision_worths(
+                decisions.counts, decisions.next_codes, decisions.infos)
+            live = np.arange(exact.shape[1]) < decisions.counts[:, None]
+            worst = float(np.abs(exact - decisions.worths)[live].max())
+            checks.append({"check": "decisions: worths against the table",
+                           "ok": worst <= 1e-6, "detail": f"largest difference {worst:.2e}"})
     elif kind == "model":
         from tabula.runtime.model_file import OnnxValueModel
         model = OnnxValueModel(path, check_manifest=False)
