@@ -15,7 +15,9 @@ MANIFEST = {"format": "tabula-onnx-value", "game": "ur", "rules": "finkel", "pie
 METADATA = {"tabula.format": "tabula-onnx-value", "tabula.game": "ur",
             "tabula.rules": "finkel", "tabula.pieces": "3"}
 TABLE = {"game": "ur", "rules": "finkel", "pieces": np.int64(3), "sha256": SHA,
-         "layers": "[[0, 0], [1, 0]]", "max_total": np.int64(-1)}
+         "layers": "[[0, 0], [1, 0]]", "max_total": np.int64(-1),
+         "tolerance": np.float64(1e-9), "max_residual": np.float64(5e-8),
+         "machine": '{"cpu": "x", "cores": 2}'}
 
 
 def refused(schema, data, field):
@@ -31,6 +33,7 @@ def test_good_structures_are_read_with_their_types():
     assert check(ModelMetadata, METADATA, "m").pieces == 3     # text in ONNX metadata
     table = check(TableAttributes, TABLE, "t")
     assert table.layers == [(0, 0), (1, 0)] and table.max_total == -1
+    assert table.machine == {"cpu": "x", "cores": 2} and table.start_value is None
     assert check(ModelManifest, {**MANIFEST, "extra": [1]}, "m").extra == [1]   # kept
 
 
@@ -47,6 +50,9 @@ def test_good_structures_are_read_with_their_types():
     (TableAttributes, {**TABLE, "max_total": "abc"}, "max_total"),
     (TableAttributes, {**TABLE, "layers": "[[1, 1], [2"}, "layers"),
     (TableAttributes, {**TABLE, "layers": "[[-1, 0]]"}, "layers.0.0"),
+    (TableAttributes, {**TABLE, "machine": "{not json"}, "machine"),
+    (TableAttributes, {**TABLE, "tolerance": "small"}, "tolerance"),
+    (TableAttributes, {**TABLE, "start_value": 1.5}, "start_value"),
     (DataAttributes, {**TABLE, "data_sha256": SHA, "settings": "{", "counts": "{}"},
      "settings"),
     (StageRecords, {"solve": {"stamp": "a", "seconds": float("nan")}}, "solve.seconds"),
