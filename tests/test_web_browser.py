@@ -526,3 +526,30 @@ def test_a_double_tap_sends_one_request(browser, server):
     assert "error" not in text and text.count("throw") >= 1
     assert browser.execute_script("return window.busyNow") == "true"
     assert browser.find_element(By.ID, "play").get_attribute("aria-busy") is None
+
+
+def test_rules_pages_and_the_review_chart_fit_a_phone(browser, server):
+    """At 390 px the rules pages do not scroll sideways (their board diagrams and tables
+    scroll on their own), and the chart of a short game labels each throw once, apart
+    from the axis's name (issue 65: 658 px wide, 'thro143', '1 1 0')."""
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(390, 844)
+    try:
+        for name in ("ur", "senet", "einstein", "bearoff"):
+            browser.get(f"{server}/rules/{name}")
+            wide = browser.execute_script(
+                "return document.documentElement.scrollWidth - window.innerWidth")
+            assert wide <= 0, (name, wide)
+        start(browser, server, "ur", 3, level="apprentice", seed=2)
+        for frames, ticks in ((0, []), (1, ["1"]), (2, ["1", "2"]), (143, ["1", "72", "143"])):
+            svg = browser.execute_script(
+                "return chart({chances: Array(arguments[0] + 1).fill(0.5), judged: [], "
+                "side: 'light', digits: 2}, Array.from({length: arguments[0]}, "
+                "(_, i) => ({number: i + 1})))", frames)
+            browser.execute_script("document.getElementById('log').innerHTML = arguments[0]",
+                                   svg)
+            texts = [t.text for t in browser.find_elements(By.CSS_SELECTOR, "#log svg text")
+                     if t.text not in ("0%", "50%", "100%", "throw")]
+            assert texts == ticks, (frames, texts)
+    finally:
+        browser.set_window_size(1100, 1400)

@@ -496,7 +496,7 @@ async function hint() {
 function chart(review, frames) {
   const chances = review.chances;
   if (!chances.length) return "";
-  const w = 480, h = 160, left = 34, bottom = 22, top = 6;
+  const w = 480, h = 172, left = 34, bottom = 34, top = 6;
   const x = (i) => left + (chances.length === 1 ? 0 : i * (w - left - 6) / (chances.length - 1));
   const y = (v) => top + (1 - v) * (h - top - bottom);
   const points = chances.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
@@ -504,15 +504,16 @@ function chart(review, frames) {
     `${100 * v}%</text><line x1="${left}" x2="${w - 6}" y1="${y(v)}" y2="${y(v)}" ` +
     `class="${v === 0.5 ? "even" : "grid"}"/>`).join("");
   const last = frames.length ? frames[frames.length - 1].number : 0;
-  const xTicks = [1, Math.max(1, Math.round(last / 2)), last].map((n) =>
-    `<text x="${x(n - 1)}" y="${h - 6}" text-anchor="middle">${n}</text>`).join("");
+  // the first, middle and last throws, each once (none in a game without a throw)
+  const xTicks = [...new Set([1, Math.round(last / 2), last])].filter((n) => n >= 1 && n <= last)
+    .map((n) => `<text x="${x(n - 1)}" y="${h - 20}" text-anchor="middle">${n}</text>`).join("");
   const marks = review.judged.filter((d) => d.label === "mistake" || d.label === "blunder")
     .map((d) => `<circle class="marker ${d.label}" data-turn="${d.turn}" cx="${x(d.turn - 1)}" ` +
       `cy="${y(chances[Math.min(d.turn, chances.length) - 1])}" r="5"><title>throw ${d.turn}: ` +
       `${d.label}, ${d.loss_points.toFixed(review.digits)}</title></circle>`).join("");
   return `<svg class="chart" width="${w}" height="${h}" viewBox="0 0 ${w} ${h}" role="img" ` +
     `aria-label="${review.side}'s winning chance at every throw">${ticks}${xTicks}` +
-    `<text x="${w - 6}" y="${h - 6}" text-anchor="end">throw</text>` +
+    `<text x="${(left + w - 6) / 2}" y="${h - 4}" text-anchor="middle">throw</text>` +
     `<polyline fill="none" stroke="#b5523b" stroke-width="2" points="${points}"/>${marks}</svg>`;
 }
 
