@@ -3,6 +3,8 @@ teaches, bad input refused."""
 import io
 import re
 
+import pytest
+
 from tabula.cli import main
 
 
@@ -211,3 +213,15 @@ def test_a_review_counts_its_decisions_in_words():
     assert "of 2 decisions with" in review_text(review | {"decisions": 2})
     assert review_text(review | {"decisions": 0}).strip() == \
         "How light played: no decision of theirs had a choice."
+
+
+def test_play_says_where_its_defaults_differ_from_the_other_commands(capsys):
+    """tabula play defaults to the pieces a shipped network plays, the other commands to
+    the rule set's own: the help says so, and which (issue 65: they disagreed unsaid)."""
+    with pytest.raises(SystemExit):
+        main(["play", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "the other commands default to the rule set's own (bearoff 6, senet 5)" in text
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    assert "the other commands default" not in " ".join(capsys.readouterr().out.split())

@@ -64,14 +64,20 @@ def _flag_type(to_value):
 def add_game_arguments(parser, default_of=None):
     """GAME, --pieces, --rules and the flags the games declare (games.game_flags: other
     names of the pieces, --board); default_of(name, rules): the pieces used when none
-    are named, where not the rule set's default (see games.pieces_help)."""
+    are named, where not the rule set's default (see games.pieces_help): the help then
+    says where the other commands' defaults differ."""
     parser.add_argument("game", metavar="GAME", help=f"one of: {', '.join(sorted(GAMES))}; "
                         "or a variant in one string, ur(rules=masters,pieces=7)")
     flags = game_flags()
     names = [f for f in flags.values() if f.parameter == "pieces" and f.to_value is None]
+    differ = [f"{name} {get_game(name).pieces}" for name in sorted(GAMES)
+              if default_of is not None and default_of(name, None) != get_game(name).pieces]
     parser.add_argument("--pieces", *(f"--{f.name}" for f in names), type=int, default=None,
                         dest="pieces", help=f"pieces ({', '.join(f.name for f in names)}) a "
-                                            f"side ({pieces_help(default_of)})")
+                                            f"side ({pieces_help(default_of)})" + (
+                            f"; the defaults are the pieces a shipped network plays, where "
+                            f"the other commands default to the rule set's own "
+                            f"({', '.join(differ)})" if differ else ""))
     parser.add_argument("--rules", metavar="NAME", default=None,
                         help=f"the rule set, the game's first by default ({rules_help()})")
     for flag in flags.values():
