@@ -302,10 +302,11 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
     return "\n".join(lines) + f"\n  (point p is p pips from off; {pieces} checkers at most)"
 
 
-def notation(before: list[int], after: list[int], throw: int) -> str:
-    """A move as backgammon writes it ('6/2 5/off', '6/3(2)'): the checkers on points
-    1..6 before and after it, found by playing the roll's dice one at a time, the higher
-    first, then the other order (a move's dice that cannot all be used end early)."""
+def checker_steps(before: list[int], after: list[int], throw: int) -> list[tuple]:
+    """Each checker's step of a move, (point, point or OFF), in the order played: the
+    checkers on points 1..6 before and after it, found by playing the roll's dice one at
+    a time, the higher first, then the other order (a move's dice that cannot all be
+    used end early)."""
     high, low = divmod(throw, 10)
     orders = [[high] * 4] if high == low else [[high, low], [low, high]]
 
@@ -331,7 +332,14 @@ def notation(before: list[int], after: list[int], throw: int) -> str:
                  None)
     if found is None:
         raise PositionError(f"no play of {high}-{low} takes {before} to {after}")
-    texts = [f"{p}/{to or 'off'}" for p, to in sorted(found, reverse=True)]
+    return found
+
+
+def notation(before: list[int], after: list[int], throw: int) -> str:
+    """A move as backgammon writes it ('6/2 5/off', '6/3(2)'), from the checkers on
+    points 1..6 before and after it (checker_steps)."""
+    texts = [f"{p}/{to or 'off'}" for p, to in sorted(checker_steps(before, after, throw),
+                                                      reverse=True)]
     return " ".join(f"{t}({texts.count(t)})" if texts.count(t) > 1 else t
                     for t in dict.fromkeys(texts))
 
@@ -339,6 +347,11 @@ def notation(before: list[int], after: list[int], throw: int) -> str:
 def move_notation(code: int, next_code: int, throw: int) -> str:
     """The move from `code` to `next_code` (seen by the next player) in notation."""
     return notation(to_json(code)["me"], to_json(next_code)["opp"], throw)
+
+
+def move_steps(code: int, next_code: int, throw: int) -> list[tuple]:
+    """The move from `code` to `next_code`, checker by checker, for the page to show."""
+    return checker_steps(to_json(code)["me"], to_json(next_code)["opp"], throw)
 
 
 def dice_text(throw: int) -> str:
@@ -440,4 +453,5 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                     draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
                     cell=cell, events=events, code_layout=__doc__.strip(),
                     rules_file=RULES_DOCS / "bearoff.md", notation=move_notation,
+                    steps=move_steps,
                     throw_text=dice_text))

@@ -356,6 +356,9 @@ class Presentation:
     notation: Callable | None = None   # (code, next code, throw) -> a move as the game's
                                        # players write it (bear-offs: '6/2 5/off')
     throw_text: Callable = str         # a throw as people read it (bear-offs: '6-2')
+    steps: Callable | None = None      # (code, next code, throw) -> [(from, to)]: each
+                                       # piece's part of a move that moves several, in
+                                       # order, for the page to show one by one
 
     def square_label(self, square: int, seat: int = 0) -> str:
         """A square's name in a move of `seat` (0: the side that throws first)."""

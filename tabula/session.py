@@ -468,6 +468,11 @@ class Session:
         elif move["again"]:
             said.append("throws again")
         moved, before = self._move_json(move), self.board()
+        steps = self.game.presentation.steps
+        if steps is not None:   # each checker's part of a bear-off's move
+            cell = self.game.presentation.cell
+            moved["steps"] = [{"from_cell": cell(self.seat, a), "to_cell": cell(self.seat, b)}
+                              for a, b in steps(self.code, move["position"], self.throw)]
         self.frames[-1]["played"] = moved["text"]
         text = f"{self.says(self.seat, 'plays', 'play')} {moved['text']}"
         events = [self._event("move", text + (": " + ", ".join(said) if said else ""),

@@ -387,3 +387,28 @@ def test_the_api_answers_a_bear_off_network_as_it_answers_a_table(tmp_path):
     assert said.keys() == table_says.keys() and said["equity"].keys() == table_says["equity"].keys()
     assert said["cube"] in ("no double", "double, take", "double, pass")
     assert isinstance(api.open_model(models / "ur7.onnx").value("start"), float)
+
+
+def test_a_move_is_shown_checker_by_checker():
+    """A bear-off's move carries each checker's step, in the order played, for the page
+    to slide one by one (issue 65: '6/3 1/off' was shown as one checker from the 6-point
+    off the board)."""
+    from tabula.session import start_session
+    game = get_game("bearoff", 4)
+    seen = 0
+    for seed in range(6):
+        session = start_session(game, hotseat=True, seed=seed)
+        session.roll()
+        if session.throw is None:
+            continue
+        move = session.play(len(session.moves) - 1)[0]["move"]
+        high, low = divmod(session.frames[-1]["throw"], 10)
+        dice = 4 if high == low else 2
+        assert 1 <= len(move["steps"]) <= dice
+        assert move["steps"][0]["from_cell"].startswith("p0-")
+        points = sum(int(s["from_cell"][3:]) - (0 if s["to_cell"] == "off0"
+                                                else int(s["to_cell"][3:]))
+                     for s in move["steps"])
+        assert points <= high * (dice // 2) + low * (dice // 2)   # no step beyond the dice
+        seen += len(move["steps"]) > 1
+    assert seen >= 3

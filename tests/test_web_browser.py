@@ -553,3 +553,16 @@ def test_rules_pages_and_the_review_chart_fit_a_phone(browser, server):
             assert texts == ticks, (frames, texts)
     finally:
         browser.set_window_size(1100, 1400)
+
+
+def test_a_bear_off_move_slides_checker_by_checker(browser, server):
+    """The computer's bear-off move slides each checker of it, the borne-off ones into
+    the tray (issue 65: one checker from the 6-point off the board)."""
+    start(browser, server, "bearoff", 10, level="apprentice", seed=3)
+    ghosts = browser.execute_script("""
+        const seat = 1 - current.state.humans[0];
+        animate([{kind: "move", seat, move: {from_cell: `p${seat}-6`, to_cell: `off${seat}`,
+                  steps: [{from_cell: `p${seat}-6`, to_cell: `p${seat}-3`},
+                          {from_cell: `p${seat}-1`, to_cell: `off${seat}`}]}}]);
+        return document.querySelectorAll(".ghost").length;""")
+    assert ghosts == 2

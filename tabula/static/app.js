@@ -412,7 +412,9 @@ function animate(events) {
   markLastMoves();
   const slides = [];   // [seat, from cell, to cell]
   for (const e of moves) {
-    if (!current.state.humans.includes(e.seat)) slides.push([e.seat, e.move.from_cell, e.move.to_cell]);
+    if (!current.state.humans.includes(e.seat)) {   // each checker of a bear-off's move
+      for (const s of e.move.steps || [e.move]) slides.push([e.seat, s.from_cell, s.to_cell]);
+    }
     const sent = e.move.sent;
     if (sent) slides.push([1 - e.seat, sent.from_cell, sent.to_cell]);
   }
