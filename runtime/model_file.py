@@ -55,6 +55,9 @@ def _output_text(spec) -> str:
     return f"{spec['name']}: float32 [{shape}]{columns}, {spec['description']}"
 
 
+SPOT_POSITIONS = 64   # positions whose values a model is checked on when opened
+
+
 class OnnxValueModel:
     """predict(codes) -> the mover's winning chance (float64), by onnxruntime (for race
     games, (n, k): each value of solver.values)."""
@@ -84,6 +87,10 @@ class OnnxValueModel:
         self.value_names = value_names(self.game)   # what its outputs are, in order
         self.check_plays(game, pieces, rules)
         self.manifest = self.read_manifest() if check_manifest else None
+        if check_manifest and not self.values_sane(SPOT_POSITIONS):
+            raise ModelError(f"{self.path} answers values that are not chances or equities "
+                             "(outside their range, or not numbers) on positions of its game: "
+                             "export it again")
 
     def check_plays(self, game: str | None = None, pieces: int | None = None,
                     rules: str | None = None):
@@ -111,16 +118,21 @@ class OnnxValueModel:
                              "describes (SHA-256 differs): export it again")
         return manifest
 
-    def verify(self) -> dict:
-        """The file's SHA-256 against its manifest, the schema's fields, and values in
-        [0, 1] from the start position and 1,000 positions drawn within layers."""
-        sha256 = sha256_file(self.path)
-        missing = missing_fields(self.manifest)
-        codes = np.concatenate([[self.game.start], uniform_positions(self.game, 1000, 0)])
+    def values_sane(self, positions: int) -> bool:
+        """Whether the network's values of the start and `positions` positions drawn
+        within layers are numbers in their ranges (solver/values.py)."""
+        codes = np.concatenate([[self.game.start], uniform_positions(self.game, positions, 0)])
         values = self.predict(codes).reshape(len(codes), -1)
         low, high = (np.array(bound) for bound in value_ranges(self.game))
-        sane = bool(np.isfinite(values).all() and (values >= low - 1e-6).all()
+        return bool(np.isfinite(values).all() and (values >= low - 1e-6).all()
                     and (values <= high + 1e-6).all())
+
+    def verify(self) -> dict:
+        """The file's SHA-256 against its manifest, the schema's fields, and values in
+        their ranges from the start position and 1,000 positions drawn within layers."""
+        sha256 = sha256_file(self.path)
+        missing = missing_fields(self.manifest)
+        sane = self.values_sane(1000)
         sha_ok = sha256 == self.manifest.get("sha256")
         metadata_ok = self.metadata == model_metadata(self.game)
         inputs_ok = self.input_width() == self.game.encoding.n_features

@@ -1,8 +1,10 @@
 """Files are checked when opened: a damaged or inconsistent table, data set or solve
 checkpoint is refused (or, for a checkpoint, solved again), never read as if sound."""
+import io
 import json
 import re
 import shutil
+from pathlib import Path
 
 import h5py
 import numpy as np
@@ -319,3 +321,29 @@ def test_a_layer_without_policy_sweeps_reads_as_none(table_copy, capsys):
     damage(table_copy, lambda f: f["layers/2_1"].attrs.__delitem__("policy_sweeps"))
     assert main(["table", "info", str(table_copy)]) == 0
     assert "(2,1)" in capsys.readouterr().out
+
+
+def test_a_network_whose_outputs_are_not_numbers_is_refused(tmp_path, monkeypatch, capsys):
+    """A shipped network with its first weights made NaN, its manifest's SHA-256
+    recomputed: refused when opened, and tabula play with it is one line (issue 66:
+    it played on and exited 0)."""
+    import onnx
+    from onnx import numpy_helper
+    from tabula.infra.manifest import sha256_file
+    from tabula.runtime.model_file import FIRST_WEIGHT, ModelError, OnnxValueModel
+    models = Path(__file__).resolve().parent.parent / "models"
+    graph = onnx.load(str(models / "ur7.onnx"))
+    for tensor in graph.graph.initializer:
+        if tensor.name == FIRST_WEIGHT:
+            tensor.CopyFrom(numpy_helper.from_array(
+                np.full_like(numpy_helper.to_array(tensor), np.nan), tensor.name))
+    forged = tmp_path / "ur7.onnx"
+    onnx.save(graph, str(forged))
+    manifest = json.loads((models / "ur7.json").read_text())
+    manifest["sha256"] = sha256_file(forged)
+    forged.with_suffix(".json").write_text(json.dumps(manifest))
+    with pytest.raises(ModelError, match="not chances or equities"):
+        OnnxValueModel(forged)
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["play", "ur", "--model", str(forged)]) == 2
+    assert "not chances or equities" in capsys.readouterr().err
