@@ -133,3 +133,32 @@ def test_manifests_nested_deep_or_naming_files_elsewhere_are_one_line(model, tmp
     assert main(["verify", str(copy)]) != 0
     said = capsys.readouterr()
     assert "ur3.json is not JSON" in said.out + said.err
+
+
+def test_a_pipeline_s_work_folder_is_verified_file_by_file(model, ur3_data, tables, tmp_path,
+                                                           capsys):
+    """A work folder (stages.json beside the files its stages wrote) is checked file by
+    file, each chained to the folder's own data set and table; a damaged file in it
+    fails the folder, and stages not run are said so (issue 66: verify covers every
+    kind of file)."""
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copy(tables[("ur", 3)].path, run / "table.h5")
+    shutil.copy(ur3_data, run / "data.h5")
+    for suffix in (".onnx", ".json"):
+        shutil.copy(model.with_suffix(suffix), run / f"model{suffix}")
+    (run / "stages.json").write_text(json.dumps({"solve": {"stamp": "x", "seconds": 1.0}}))
+    code, result = verify(capsys, run, "--sample", 300)
+    assert code == 0 and result["kind"] == "run" and result["ok"]
+    checked = {c["check"].split(":")[0] for c in result["checks"] if c["ok"]}
+    assert {"run", "table.h5", "data.h5", "model.onnx"} <= checked
+    assert {c["check"] for c in result["checks"] if c["ok"] is None} == {"model.int8.onnx",
+                                                                         "report"}
+    assert any("model -> table" in c["check"] and c["ok"] for c in result["checks"])
+    with h5py.File(run / "table.h5", "r+") as f:   # damaged: the folder fails
+        f["layers/2_2"][:10] = 0.5
+    code, result = verify(capsys, run, "--sample", 300)
+    assert code == 1 and not result["ok"]
+    (run / "stages.json").write_text("[not records")
+    code, result = verify(capsys, run, "--sample", 300)
+    assert code == 1 and result["checks"][0]["ok"] is False

@@ -1,13 +1,15 @@
-"""tabula verify: any of tabula's files (table, data set, decision set, model, report)
-against its checksums and schema, and the provenance chain model -> data -> table."""
+"""tabula verify: any of tabula's files (table, data set, decision set, model, report,
+a pipeline's work folder) against its checksums and schema, and the provenance chain
+model -> data -> table."""
+from argparse import Namespace
 from pathlib import Path
 
 import h5py
 import numpy as np
 
 from tabula.infra.errors import TabulaError
-from tabula.infra.schemas import (ModelManifest, ReportResults, check, is_file_name,
-                                  load_json)
+from tabula.infra.schemas import (ModelManifest, ReportResults, StageRecords, check,
+                                  is_file_name, load_json, read_json)
 
 from .common import print_json_or_text, sample_size
 
@@ -29,7 +31,8 @@ def add_parser(sub):
                     "recorded them; not checked when absent). Exit status 1 when a check "
                     "fails.")
     p.add_argument("file", metavar="FILE",
-                   help="table, data set, decision set, model or report")
+                   help="table, data set, decision set, model, report, or a pipeline's work "
+                        "folder (every file in it)")
     p.add_argument("--data", metavar="DATA.h5", help="the data set a model was trained on")
     p.add_argument("--table", metavar="TABLE.h5", help="the table the file came from")
     p.add_argument("--sample", type=sample_size, default=100_000,
@@ -39,9 +42,9 @@ def add_parser(sub):
 
 
 def kind_of(path: Path) -> tuple[str, Path]:
-    """('table' | 'data' | 'model' | 'report', the path to check)."""
+    """('table' | 'data' | 'decisions' | 'model' | 'report' | 'run', the path to check)."""
     if path.is_dir():
-        return "report", path
+        return ("run" if (path / "stages.json").is_file() else "report"), path
     if not path.is_file():
         raise TabulaError(f"no file {path}")
     if path.suffix == ".onnx":
@@ -109,19 +112,7 @@ def run(args):
         if given is not None and not Path(given).is_file():
             raise TabulaError(f"no file {given}")
     kind, path = kind_of(Path(args.file))
-    checks = []
-
-    def own(report, name):
-        checks.append({"check": name, "ok": report["ok"],
-                       "detail": ", ".join(f"{k} {v}" for k, v in report.items()
-                                           if k.endswith("_ok") or k.startswith("missing")
-                                           or k == "max_residual")})
-
-    try:
-        _check_kind(kind, path, args, checks, own)
-    except TabulaError as err:   # a file of its kind that fails the checks made on opening
-        checks.append({"check": f"{kind}: opened with its checks", "ok": False,
-                       "detail": str(err)})
+    checks = _run_checks(path, args) if kind == "run" else _checks(kind, path, args)
     ok = all(c["ok"] is not False for c in checks)
     lines = [f"{path}: {kind}, {'ok' if ok else 'FAILED'}"] + [
         f"  [{'ok' if c['ok'] else ('--' if c['ok'] is None else 'FAIL')}] {c['check']}: "
@@ -129,6 +120,50 @@ def run(args):
     print_json_or_text(args, {"file": str(path), "kind": kind, "ok": ok, "checks": checks},
                        "\n".join(lines))
     return 0 if ok else 1
+
+
+RUN_FILES = ("table.h5", "data.h5", "model.onnx", "model.int8.onnx", "report")   # a
+# pipeline's work folder (tabula/pipeline.py), in the order its stages write them
+
+
+def _run_checks(path: Path, args) -> list[dict]:
+    """The checks of every file a pipeline's work folder holds, each by its kind and
+    chained to the folder's own data set and table; its stage records by their schema."""
+    checks = []
+    try:
+        read_json(path / "stages.json", StageRecords, TabulaError)
+        checks.append({"check": "run: stages.json", "ok": True, "detail": "the stage records"})
+    except TabulaError as err:
+        checks.append({"check": "run: stages.json", "ok": False, "detail": str(err)})
+    beside = {"data": path / "data.h5", "table": path / "table.h5"}
+    chained = Namespace(sample=args.sample, **{key: str(p) if p.is_file() else None
+                                                for key, p in beside.items()})
+    for name in RUN_FILES:
+        if not (path / name).exists():
+            checks.append({"check": f"{name}", "ok": None, "detail": "not there (its stage "
+                                                                      "has not run)"})
+            continue
+        kind, target = kind_of(path / name)
+        checks += [c | {"check": f"{name}: {c['check']}"} for c in _checks(kind, target, chained)]
+    return checks
+
+
+def _checks(kind, path, args) -> list[dict]:
+    """The checks of the file at `path`, of `kind`; a file of its kind that fails the
+    checks made on opening is one failed check."""
+    checks = []
+
+    def own(report, name):
+        checks.append({"check": name, "ok": report["ok"],
+                       "detail": ", ".join(f"{k} {v}" for k, v in report.items()
+                                           if k.endswith("_ok") or k.startswith("missing")
+                                           or k == "max_residual")})
+    try:
+        _check_kind(kind, path, args, checks, own)
+    except TabulaError as err:
+        checks.append({"check": f"{kind}: opened with its checks", "ok": False,
+                       "detail": str(err)})
+    return checks
 
 
 def _check_kind(kind, path, args, checks, own):
