@@ -365,10 +365,14 @@ def cell(seat: int, square: int) -> str:
 
 
 def _layout() -> dict:
-    """Two rows of six points, the opponent's on top, point 6 on the left."""
+    """Two rows of six points, the opponent's on top, point 6 on the left, and each
+    side's tray for the checkers borne off at the right end of its row (a cell that
+    shows the seat's "off" pool)."""
     cells = [{"id": cell(seat, p), "row": 1 - seat, "col": POINTS - p, "label": str(p),
               "mark": ""} for seat in (0, 1) for p in range(1, POINTS + 1)]
-    return {"rows": 2, "cols": POINTS, "cells": cells, "pools": ["off"],
+    cells += [{"id": cell(seat, OFF), "row": 1 - seat, "col": POINTS, "label": "off",
+               "mark": "tray", "pool": ["off", seat]} for seat in (0, 1)]
+    return {"rows": 2, "cols": POINTS + 1, "cells": cells, "pools": [],
             "dice": {"name": "dice", "count": 2, "faces": 6},   # dice shown by their faces
             "moves": "listed"}   # a move is a whole roll's play: chosen from the list
 

@@ -598,7 +598,8 @@ class Session:
 
     @cached_property
     def _cells(self) -> set:
-        return {c["id"] for c in self.game.presentation.layout["cells"]}
+        """The board's squares (not the cells that show a pool, such as a tray)."""
+        return {c["id"] for c in self.game.presentation.layout["cells"] if "pool" not in c}
 
     def board(self) -> dict:
         """Which seat has a piece on each cell, and the pools. A game won by reaching a

@@ -566,3 +566,22 @@ def test_a_bear_off_move_slides_checker_by_checker(browser, server):
                           {from_cell: `p${seat}-1`, to_cell: `off${seat}`}]}}]);
         return document.querySelectorAll(".ghost").length;""")
     assert ghosts == 2
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1100, 1400)])
+def test_the_bear_off_tray_is_a_place_on_the_board(browser, server, size):
+    """Each side's checkers borne off stand in its tray at the end of its row, counted,
+    on a phone as on a desktop (issue 65: a line of counters below the board)."""
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(*size)
+    try:
+        start(browser, server, "bearoff", 10, hotseat=True, seed=4)
+        assert not browser.find_elements(By.CSS_SELECTOR, ".pools .pool")
+        browser.execute_script("current.state.board.off = [3, 1]; drawBoard();")
+        trays = [browser.find_element(By.CSS_SELECTOR, f"#board #cell-off{seat} .piece").text
+                 for seat in (0, 1)]
+        assert trays == ["3", "1"]
+        assert browser.execute_script(
+            "return document.documentElement.scrollWidth <= window.innerWidth")
+    finally:
+        browser.set_window_size(1100, 1400)

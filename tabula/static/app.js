@@ -174,8 +174,11 @@ function drawBoard(view) {
     div.setAttribute("role", "gridcell");
     if (c.title) div.title = c.title;
     div.innerHTML = `<span class="label">${c.label}</span>`;
-    const seat = state.board.cells[c.id];
-    const label = {...state.board.labels, ...state.board.stacks}[c.id];   // a number on it
+    // a cell that shows a pool (the bear-off's tray): the seat's pieces there, counted
+    const [pool, owner] = c.pool || [];
+    const pooled = pool ? state.board[pool === "wait" ? "waiting" : "off"][owner] : 0;
+    const seat = pool ? (pooled ? owner : undefined) : state.board.cells[c.id];
+    const label = pool ? pooled : {...state.board.labels, ...state.board.stacks}[c.id];
     if (seat !== undefined) {
       div.appendChild(piece(seat, label));
       const what = label === undefined ? state.sides[seat] : `${state.sides[seat]} ${label}`;
