@@ -217,14 +217,17 @@ def test_einstein_on_the_3x3_board_to_the_end_with_numbered_cubes(browser, serve
     assert "cube" in browser.find_element(By.ID, "log").text
 
 
-def test_an_einstein_set_up_chosen_on_the_page_in_the_sides_colours(browser, server):
+@pytest.mark.parametrize("size", [(390, 844), (1100, 1400)])
+def test_an_einstein_set_up_chosen_on_the_page_in_the_sides_colours(browser, server, size):
     """EinStein asks for your set-up (and says how one is written); the board starts as
     typed, red's cubes drawn red and blue's blue, the goal corners marked. Ur asks
-    for none."""
+    for none. Only the levels that can play a variant are offered, the others said
+    why. On a phone as on a desktop."""
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
     from tabula.games import get_game
     from tabula.session import start_session
+    browser.set_window_size(*size)
     start(browser, server, "ur", 3, level="apprentice")
     assert not browser.find_element(By.ID, "arrange").is_displayed()
     start(browser, server, "einstein", 3, level="apprentice", seed=5, rules="3x3", setup="312")
@@ -250,6 +253,7 @@ def test_an_einstein_set_up_chosen_on_the_page_in_the_sides_colours(browser, ser
         By.CSS_SELECTOR, "input[name=level]") if i.is_displayed()]
     assert shown == ["apprentice"]
     assert "need a network" in browser.find_element(By.ID, "levels-note").text
+    browser.set_window_size(1100, 1400)
     browser.find_element(By.CSS_SELECTOR, "input[name=level][value=apprentice]").click()
     browser.find_element(By.ID, "arrangement").send_keys("1234567")
     browser.find_element(By.ID, "start").click()
@@ -490,11 +494,13 @@ def test_a_capture_game_played_for_money_hotseat_and_against_the_computer(browse
                         status()), status()
 
 
-def test_a_reload_resumes_the_game(browser, server):
+@pytest.mark.parametrize("size", [(390, 844), (1100, 1400)])
+def test_a_reload_resumes_the_game(browser, server, size):
     """The game's id is in the address: a reload shows the game as it stood, not the
     set-up form (issue 65); a new game forgets it, and an id the server does not know
-    says so on the form."""
+    says so on the form; on a phone as on a desktop."""
     from selenium.webdriver.common.by import By
+    browser.set_window_size(*size)
     start(browser, server, "ur", 3, level="apprentice", seed=7)
     for _ in range(4):
         step(browser)
@@ -510,6 +516,7 @@ def test_a_reload_resumes_the_game(browser, server):
     browser.get(f"{server}/?game=nope")
     wait(browser, lambda: "cannot be resumed" in browser.find_element(By.ID, "setup-error").text)
     assert browser.find_element(By.ID, "setup").is_displayed()
+    browser.set_window_size(1100, 1400)
 
 
 def test_a_double_tap_sends_one_request(browser, server):
@@ -585,3 +592,18 @@ def test_the_bear_off_tray_is_a_place_on_the_board(browser, server, size):
             "return document.documentElement.scrollWidth <= window.innerWidth")
     finally:
         browser.set_window_size(1100, 1400)
+
+
+def test_keyboard_keys_are_not_shown_on_a_touch_screen(browser, server):
+    """The buttons name their keys (Throw t) where there is a keyboard to press them,
+    not on a touch screen without one (issue 65)."""
+    from selenium.webdriver.common.by import By
+    start(browser, server, "ur", 3, level="apprentice")
+    assert browser.find_element(By.CSS_SELECTOR, "#throw kbd").is_displayed()
+    browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled",
+                            {"enabled": True, "maxTouchPoints": 5})
+    try:
+        start(browser, server, "ur", 3, level="apprentice")
+        assert not browser.find_element(By.CSS_SELECTOR, "#throw kbd").is_displayed()
+    finally:
+        browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
