@@ -607,3 +607,32 @@ def test_keyboard_keys_are_not_shown_on_a_touch_screen(browser, server):
         assert not browser.find_element(By.CSS_SELECTOR, "#throw kbd").is_displayed()
     finally:
         browser.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1100, 1400)])
+def test_the_last_board_is_the_board_played(browser, server, size):
+    """A pass ends a bear-off on the board the double was made on (issue 65: the sides
+    were swapped, checkers, off counts and pips), and EinStein's winning cube stands on
+    its goal at the end (it vanished); on a phone as on a desktop."""
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(*size)
+    try:
+        start(browser, server, "bearoff", 10, hotseat=True, seed=6)
+        pips = [browser.find_element(By.ID, f"pips{seat}").text for seat in (0, 1)]
+        board = browser.execute_script("return JSON.stringify(current.state.board)")
+        browser.find_element(By.ID, "double").click()
+        wait(browser, lambda: browser.find_element(By.ID, "pass").is_enabled())
+        browser.find_element(By.ID, "pass").click()
+        wait(browser, lambda: browser.execute_script("return current.state.phase") == "over")
+        assert [browser.find_element(By.ID, f"pips{seat}").text for seat in (0, 1)] == pips
+        assert browser.execute_script("return JSON.stringify(current.state.board)") == board
+        start(browser, server, "einstein", 3, hotseat=True, seed=1, rules="3x3")
+        for _ in range(200):
+            if step(browser) == "over":
+                break
+        winner = browser.execute_script("return current.state.winner")
+        goals = browser.find_elements(By.CSS_SELECTOR, "#board .cell.goal .piece")
+        assert any(f"seat{winner}" in g.get_attribute("class") for g in goals)   # this
+        # game (seed 1, the first ringed cube each time) is won in a corner
+    finally:
+        browser.set_window_size(1100, 1400)
