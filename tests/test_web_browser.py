@@ -631,8 +631,9 @@ def test_the_last_board_is_the_board_played(browser, server, size):
             if step(browser) == "over":
                 break
         winner = browser.execute_script("return current.state.winner")
-        goals = browser.find_elements(By.CSS_SELECTOR, "#board .cell.goal .piece")
-        assert any(f"seat{winner}" in g.get_attribute("class") for g in goals)   # this
-        # game (seed 1, the first ringed cube each time) is won in a corner
+        side = browser.execute_script("return current.state.sides")[winner]
+        goal = browser.find_element(By.CSS_SELECTOR, f"#board .cell[title='goal of {side}']")
+        # this game (seed 1, the first ringed cube each time) is won in the corner
+        assert goal.find_elements(By.CSS_SELECTOR, f".piece.seat{winner}")
     finally:
         browser.set_window_size(1100, 1400)
