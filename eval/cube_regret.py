@@ -66,21 +66,21 @@ def cube_regret(table, player: Player, games: int, seed: int,
     for g in range(games):
         now = begin(game, rng)
         while now.phase != OVER:
-            cube, seat = now.cube, now.seat
-            state = rules.access(cube, seat)
             if may_double(game, now):
+                state = rules.access(now.cube, now.seat)
                 exact = exact_of(np.array([now.code]))
                 nd, unavailable = exact.no_double(state)[0], exact.no_double(UNAVAILABLE)[0]
                 doubled = player.doubles(now.code, state)
-                score("cube", double_loss(nd, unavailable, doubled), cube.value)
+                score("cube", double_loss(nd, unavailable, doubled), now.cube.value)
                 if doubled:
                     taken = player.takes(now.code)
-                    score("cube", take_loss(unavailable, taken), cube.value)
+                    score("cube", take_loss(unavailable, taken), now.cube.value)
                     now = step(game, step(game, now, Action(DOUBLE)),
                                Action(ACCEPT if taken else PASS))
                     if not taken:
                         break
-                    cube, state = now.cube, UNAVAILABLE
+            cube = now.cube   # after the cube's action: the state the move is played in
+            state = rules.access(cube, now.seat)
             throw = game.throws[int(np.searchsorted(cum, rng.random(), side="right"))]
             now = step(game, now, Action(ROLL, throw))
             if now.phase != MOVE:

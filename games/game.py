@@ -301,10 +301,12 @@ class Setup:
     written: str = "the pieces' numbers on the start squares, in order"   # how people
                                                        # write one, for messages
 
-    def starts(self) -> list[int]:
-        """The start of every pair of arrangements, the first side's by row."""
-        return [self.start(first, second) for first in self.arrangements
-                for second in self.arrangements]
+    def starts(self, pairs=None) -> list[int]:
+        """The start of every pair of arrangements, the first side's by row; or of the
+        pairs numbered so (first * arrangements + second) in `pairs`."""
+        n = len(self.arrangements)
+        return [self.start(self.arrangements[i // n], self.arrangements[i % n])
+                for i in (range(n * n) if pairs is None else pairs)]
 
     @staticmethod
     def label(arrangement: tuple) -> str:

@@ -125,5 +125,5 @@ def step(game, state: State, action: Action) -> State:
                            points=None if rules is None
                            else rules.points(state.cube, game.win_size(state.code)))
         return replace(moved, seat=1 - state.seat) if passes else moved
-    raise PositionError(f"{kind} {'' if action.value is None else action.value} is no "
-                        f"legal action in the {state.phase} phase".replace("  ", " "))
+    said = kind if action.value is None else f"{kind} {action.value}"
+    raise PositionError(f"{said} is no legal action in the {state.phase} phase")

@@ -6,21 +6,27 @@ import os
 import numpy as np
 
 from tabula.games.game import layer_id
-from tabula.infra.batch import unrank_many
+from tabula.infra.batch import per_code, unrank_many
 from tabula.infra.manifest import missing_fields
 from tabula.solver.bellman import table_bellman
 
 RESIDUAL_BOUND = 1e-6
 
 
-def start_codes(table) -> np.ndarray:
+def start_codes(table, most: int | None = None, rng=None) -> np.ndarray:
     """Where the table's games begin: every pair of set-ups of a game whose sides set
-    up, else its start; none when the table lacks the start's layer (--max-total)."""
+    up (or `most` pairs drawn with `rng`, where there are more), else its start; none
+    when the table lacks the start's layer (--max-total)."""
     game = table.game
-    codes = np.array(game.setup.starts() if game.setup is not None else [game.start],
-                     dtype=np.int64)
-    held = {layer_id(a, b) for a, b in table.layers}
-    return codes[[int(game.layer_of(c)) in held for c in codes]]
+    if game.setup is None:
+        codes = [game.start]
+    else:
+        pairs = len(game.setup.arrangements) ** 2
+        codes = game.setup.starts(None if most is None or pairs <= most
+                                  else rng.choice(pairs, most))
+    codes = np.array(codes, dtype=np.int64)
+    held = np.isin(per_code(game.layer_of, codes), [layer_id(a, b) for a, b in table.layers])
+    return codes[held]
 
 
 def spot_residual(table, per_layer: int = 16, seed: int = 0) -> float:
@@ -39,8 +45,9 @@ def spot_residual(table, per_layer: int = 16, seed: int = 0) -> float:
     if not ids:
         return 0.0
     ids, ranks = np.concatenate(ids), np.concatenate(ranks)
-    starts = start_codes(table)   # and where games begin: no position leads back there
-    starts = starts if len(starts) <= per_layer * 4 else rng.choice(starts, per_layer * 4)
+    # and where games begin: no position leads back there, so the layers' sample misses
+    # them
+    starts = start_codes(table, per_layer * 4, rng)
     codes = np.concatenate([unrank_many(table.game.unrank, ids, ranks), starts])
     stored = table.values(codes).astype(np.float64)
     return float(np.abs(table_bellman(table, codes) - stored).max())
