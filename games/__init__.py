@@ -8,7 +8,7 @@ import re
 
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
 from tabula.infra.errors import TabulaError
-from . import bearoff, einstein, senet, ur
+from . import backgammon, bearoff, einstein, senet, ur
 
 from .game import Game, Parameter, PositionError, Race
 
@@ -122,6 +122,7 @@ register(ur)
 register(senet)
 register(bearoff)
 register(einstein)
+register(backgammon)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "game_flags", "game_of", "get_game",
            "parameters", "parse_variant", "pieces_help", "pieces_word", "register", "rule_sets",

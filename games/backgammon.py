@@ -1,0 +1,390 @@
+"""Backgammon with contact, rule set `hyper` (docs/rules/backgammon.md): hypergammon,
+1 to 3 checkers a side starting on the side's 24-, 23- and 22-points (the first N, as
+GNU Backgammon plays it), the full rules (games/backgammon_rules.py), gammons and
+backgammons, and the doubling cube.
+
+Packed code (int64), seen by the player about to throw:
+  bits  0..14  mover's checkers: 5 bits each, the place of each checker (0 borne
+               off, 1..24 its point in its own numbering, 25 the bar), highest first
+  bits 15..29  opponent's checkers, the same way in its own numbering
+Layer (a, b) = checkers still in play (not borne off) of mover and opponent. Inside a
+layer, positions are ordered by k, the number of points the mover holds; then by the
+colex rank of those k points, times C(a, k) arrangements of the mover's other a - k
+checkers over those points and the bar (a multiset); then by the opponent's b
+checkers over the 25 - k places left to it (its bar and the points the mover does not
+hold), a multiset. A multiset's rank is the colex rank of {c_i + i} for its sorted bin
+numbers c_i. A throw is two dice written as one number, the higher die first (6-1 is
+61).
+"""
+from functools import partial
+
+import numpy as np
+from numba import njit
+
+from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
+from .combinatorics import BINOM, colex_rank, colex_unrank
+from .cube import Cube
+from .features import concat, field, one_hot
+from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Flag, Game,
+                   PositionError, Presentation, bear_off_successors, check_json_object)
+from .heuristic import TEMPO, logistic
+
+NAME = "backgammon"
+RULES = "hyper"
+FLAGS = (Flag("checkers", "pieces", "checkers a side (backgammon: hypergammon's 1..3)"),)
+MAX_PIECES = 3
+DEFAULT_PIECES = 3
+POINTS = 24
+SLOT_BITS = 5
+SLOT_MASK = (1 << SLOT_BITS) - 1
+SIDE_BITS = SLOT_BITS * MAX_PIECES
+SIDE_MASK = (1 << SIDE_BITS) - 1
+START_POINTS = (24, 23, 22)
+THROWS = np.array([10 * hi + lo for hi in range(1, 7) for lo in range(1, hi + 1)],
+                  dtype=np.int64)
+PROBS = np.array([1.0 if t // 10 == t % 10 else 2.0 for t in THROWS]) / 36.0
+MAX_MOVES = 64         # distinct results of one roll with 3 checkers (the tests check)
+SCRATCH = 256          # boards kept at one step of a roll's play
+SIDES = ("white", "black")
+SQUARE_NAMES = {OFF: "off", BAR: "bar"}
+CAPABILITIES = Capabilities(has_gammons=True)
+
+
+# ---------------------------------------------------------------- codes and boards
+
+@njit(cache=True)
+def mirror(code):
+    return (code >> SIDE_BITS) | ((code & SIDE_MASK) << SIDE_BITS)
+
+
+@njit(cache=True)
+def checkers_in_play(side):
+    n = 0
+    for i in range(MAX_PIECES):
+        if (side >> (SLOT_BITS * i)) & SLOT_MASK:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def layer_of(code):
+    return checkers_in_play(code & SIDE_MASK) * LAYER_STRIDE + checkers_in_play(code >> SIDE_BITS)
+
+
+@njit(cache=True)
+def side_counts_into(side, board, first):
+    """Add a packed side's checkers to board[first + place] (its 26 places)."""
+    for i in range(MAX_PIECES):
+        place = (side >> (SLOT_BITS * i)) & SLOT_MASK
+        if place:
+            board[first + place] += 1
+
+
+@njit(cache=True)
+def side_of_counts(board, first):
+    """The packed side of board[first:first + 26] (its checkers off are not stored)."""
+    side = 0
+    slot = 0
+    for place in range(BAR, 0, -1):
+        for _ in range(board[first + place]):
+            side |= place << (SLOT_BITS * slot)
+            slot += 1
+    return side
+
+
+@njit(cache=True)
+def board_of_code(code, board):
+    board[:] = 0
+    side_counts_into(code & SIDE_MASK, board, 0)
+    side_counts_into(code >> SIDE_BITS, board, THEM)
+
+
+@njit(cache=True)
+def code_of_board(board):
+    """The code of a board seen by its side on roll."""
+    return side_of_counts(board, 0) | (side_of_counts(board, THEM) << SIDE_BITS)
+
+
+@njit(cache=True)
+def _label(board, after):
+    """from = the highest place that lost a checker, to = the lowest that gained one
+    (0: off): only a label for people, the move is its resulting position."""
+    frm = 0
+    to = 0
+    for p in range(BAR, 0, -1):
+        if after[p] < board[p]:
+            frm = p
+            break
+    for p in range(0, BAR + 1):
+        if after[p] > board[p]:
+            to = p
+            break
+    return frm | (to << 5)
+
+
+@njit(cache=True)
+def moves(code, throw, out_codes, out_info):
+    board = np.zeros(BOARD, dtype=np.int8)
+    board_of_code(code, board)
+    boards = np.empty((SCRATCH, BOARD), dtype=np.int8)
+    n = plays(board, throw // 10, throw % 10, boards)
+    for i in range(n):
+        after = boards[i]
+        out_info[i] = _label(board, after)
+        if after[OFF] == checkers_in_play(code & SIDE_MASK):
+            out_info[i] |= OVER
+        out_codes[i] = mirror(code_of_board(after))
+    return n
+
+
+# ------------------------------------------------------------ ranks inside a layer
+
+@njit(cache=True)
+def multisets(bins, items):
+    """Multisets of `items` over `bins`: C(bins + items - 1, items)."""
+    if items == 0:
+        return 1
+    return BINOM[bins + items - 1, items]
+
+
+@njit(cache=True)
+def _multiset_mask(bins_sorted, m):
+    """The colex set {c_i + i} of m sorted bin numbers: its rank is the multiset's."""
+    mask = 0
+    for i in range(m):
+        mask |= 1 << (bins_sorted[i] + i)
+    return mask
+
+
+@njit(cache=True)
+def _multiset_unrank(r, m, bins, out):
+    """The m sorted bin numbers of the multiset of rank r over `bins` bins."""
+    mask = colex_unrank(r, m, bins + m - 1)
+    i = 0
+    for cell in range(bins + m - 1):
+        if (mask >> cell) & 1:
+            out[i] = cell - i
+            i += 1
+
+
+@njit(cache=True)
+def _block(k, a, b):
+    """Positions of layer (a, b) where the mover holds exactly k points."""
+    return BINOM[POINTS, k] * BINOM[a, k] * multisets(POINTS + 1 - k, b)
+
+
+@njit(cache=True)
+def rank(code):
+    me = np.zeros(PLACES, dtype=np.int64)
+    opp = np.zeros(PLACES, dtype=np.int64)
+    side_counts_into(code & SIDE_MASK, me, 0)
+    side_counts_into(code >> SIDE_BITS, opp, 0)
+    a = checkers_in_play(code & SIDE_MASK)
+    b = checkers_in_play(code >> SIDE_BITS)
+    held = 0
+    k = 0
+    for p in range(1, POINTS + 1):
+        if me[p]:
+            held |= 1 << (p - 1)
+            k += 1
+    # the mover's other checkers over its k points (bins 0..k-1, low points first), bar k
+    extra = np.empty(MAX_PIECES, dtype=np.int64)
+    m = 0
+    j = 0
+    for p in range(1, POINTS + 1):
+        if me[p]:
+            for _ in range(me[p] - 1):
+                extra[m] = j
+                m += 1
+            j += 1
+    for _ in range(me[BAR]):
+        extra[m] = k
+        m += 1
+    # the opponent's checkers over its free points (low first), then its bar
+    theirs = np.empty(MAX_PIECES, dtype=np.int64)
+    t = 0
+    free = 0
+    for q in range(1, POINTS + 1):
+        if (held >> (POINTS - q)) & 1:       # the mover's point 25 - q
+            continue
+        for _ in range(opp[q]):
+            theirs[t] = free
+            t += 1
+        free += 1
+    for _ in range(opp[BAR]):
+        theirs[t] = free
+        t += 1
+    r = 0
+    for j in range(k):
+        r += _block(j, a, b)
+    inner = colex_rank(held) * BINOM[a, k] + colex_rank(_multiset_mask(extra, m))
+    return (r + inner * multisets(POINTS + 1 - k, b)
+            + colex_rank(_multiset_mask(theirs, t)))
+
+
+@njit(cache=True)
+def unrank(layer, r):
+    a = layer // LAYER_STRIDE
+    b = layer % LAYER_STRIDE
+    k = 0
+    while r >= _block(k, a, b):
+        r -= _block(k, a, b)
+        k += 1
+    n_opp = multisets(POINTS + 1 - k, b)
+    inner, r_opp = r // n_opp, r % n_opp
+    held = colex_unrank(inner // BINOM[a, k], k, POINTS)
+    board = np.zeros(BOARD, dtype=np.int8)
+    points = np.empty(POINTS + 1, dtype=np.int64)
+    j = 0
+    for p in range(1, POINTS + 1):
+        if (held >> (p - 1)) & 1:
+            board[p] = 1
+            points[j] = p
+            j += 1
+    points[k] = BAR
+    bins = np.empty(MAX_PIECES, dtype=np.int64)
+    _multiset_unrank(inner % BINOM[a, k], a - k, k + 1, bins)
+    for i in range(a - k):
+        board[points[bins[i]]] += 1
+    free = np.empty(POINTS + 1, dtype=np.int64)
+    f = 0
+    for q in range(1, POINTS + 1):
+        if not (held >> (POINTS - q)) & 1:
+            free[f] = q
+            f += 1
+    free[f] = BAR
+    _multiset_unrank(r_opp, b, f + 1, bins)
+    for i in range(b):
+        board[THEM + free[bins[i]]] += 1
+    return code_of_board(board)
+
+
+def layer_size(a: int, b: int) -> int:
+    return int(sum(_block(k, a, b) for k in range(min(a, POINTS) + 1)))
+
+
+# ------------------------------------------------------- scores, progress, heuristic
+
+@njit(cache=True)
+def pips(side):
+    """Pips to go of a packed side (the bar is 25)."""
+    total = 0
+    for i in range(MAX_PIECES):
+        total += (side >> (SLOT_BITS * i)) & SLOT_MASK
+    return total
+
+
+@njit(cache=True)
+def progress(code):
+    """Pips already gone of both sides (hits set a side back, so it is only the sweep
+    order of a cyclic game)."""
+    return 2 * MAX_PIECES * BAR - pips(code & SIDE_MASK) - pips(code >> SIDE_BITS)
+
+
+@njit(cache=True)
+def heuristic(code):
+    """The hand-made evaluation (games/heuristic.py): the race in pips."""
+    return logistic(pips(code >> SIDE_BITS) - pips(code & SIDE_MASK) + TEMPO)
+
+
+def win_size(code: int, pieces: int) -> int:
+    """What the player on roll scores (a unit of the cube) by bearing off now: 3 when
+    the opponent has borne off none and has a checker on the bar or in the winner's
+    home board (its points 19..24), 2 when it has borne off none, else 1."""
+    opp = [int(code) >> (SIDE_BITS + SLOT_BITS * i) & SLOT_MASK for i in range(MAX_PIECES)]
+    if sum(1 for place in opp if place) < pieces:
+        return 1
+    return 3 if any(place > POINTS - HOME for place in opp) else 2
+
+
+# ------------------------------------------------------------------- for people
+
+def side_places(side: int) -> list[int]:
+    """The places of a packed side's checkers in play, highest first (25: the bar)."""
+    return [place for place in (int(side) >> (SLOT_BITS * i) & SLOT_MASK
+                                for i in range(MAX_PIECES)) if place]
+
+
+def _place_text(place: int):
+    return "bar" if place == BAR else place
+
+
+def to_json(code: int) -> dict:
+    """{"me": [24, 23, "bar"], "opp": [...]}: each side's checkers in play by the point
+    they stand on in the side's own numbering, or "bar"."""
+    code = int(code)
+    return {"me": [_place_text(p) for p in side_places(code & SIDE_MASK)],
+            "opp": [_place_text(p) for p in side_places(code >> SIDE_BITS)]}
+
+
+def from_json(obj, pieces: int) -> int:
+    check_json_object(obj, ("me", "opp"), "a backgammon position",
+                      '{"me": [24, 23, "bar"], "opp": [6, 5]} (each checker in play by its '
+                      "point in its own side's numbering, or \"bar\")")
+    counts = np.zeros(BOARD, dtype=np.int8)
+    for key, first in (("me", 0), ("opp", THEM)):
+        places = obj[key]
+        if not isinstance(places, list):
+            raise PositionError(f'"{key}" must be a list of points 1..24 or "bar"')
+        if not 1 <= len(places) <= pieces:
+            raise PositionError(f'"{key}" has {len(places)} checkers in play; a game in '
+                                f"progress has 1..{pieces} (checkers={pieces})")
+        for place in places:
+            if place == "bar":
+                place = BAR
+            if isinstance(place, bool) or not isinstance(place, int) or not 1 <= place <= BAR:
+                raise PositionError(f'{str(place)[:20]!r} in "{key}" is not a point 1..24 '
+                                    'or "bar"')
+            counts[first + place] += 1
+    for p in range(1, POINTS + 1):
+        if counts[p] and counts[THEM + BAR - p]:
+            raise PositionError(f"both sides on one point: the mover's {p}, the "
+                                f"opponent's {BAR - p}")
+    return int(code_of_board(counts))
+
+
+def _start(pieces: int) -> int:
+    side = sum(p << (SLOT_BITS * i) for i, p in enumerate(START_POINTS[:pieces]))
+    return side | (side << SIDE_BITS)
+
+
+# ------------------------------------------------------------------ the variant
+
+def make(pieces: int = DEFAULT_PIECES) -> Game:
+    if not 1 <= pieces <= MAX_PIECES:
+        raise PositionError(f"backgammon (hyper) takes checkers 1..{MAX_PIECES}, not {pieces}")
+    layers = tuple((a, b) for a in range(1, pieces + 1) for b in range(1, pieces + 1))
+    from . import backgammon_view as shown
+    return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
+                max_moves=MAX_MOVES, layers=layers, layer_size=layer_size, start=_start(pieces),
+                moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
+                progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
+                successor_layers=bear_off_successors(4), capabilities=CAPABILITIES,
+                cube=Cube(), win_size=partial(win_size, pieces=pieces),
+                encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
+                presentation=shown.presentation(pieces, __doc__.strip()))
+
+
+def features(codes, pieces: int):
+    """Network input of a batch of codes (torch int64): for each side (mover first), for
+    each of its 25 places (points 1..24, the bar) whether it holds at least 1, 2 and 3
+    checkers, then its pips to go / 75 and its checkers borne off (0..pieces) one-hot:
+    2 * (75 + 1 + pieces + 1) inputs."""
+    parts = []
+    for first_bit in (0, SIDE_BITS):
+        counts = None
+        total = None
+        for i in range(MAX_PIECES):
+            place = field(codes, first_bit + SLOT_BITS * i, SLOT_BITS)
+            hot = one_hot(place, PLACES)
+            counts = hot if counts is None else counts + hot
+            total = place if total is None else total + place
+        in_play = counts[:, 1:]
+        parts += [(in_play >= 1).float(), (in_play >= 2).float(), (in_play >= 3).float(),
+                  total.unsqueeze(1).float() / (MAX_PIECES * BAR),
+                  one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
+    return concat(parts)
+
+
+def n_features(pieces: int) -> int:
+    return 2 * (3 * BAR + 1 + pieces + 1)

@@ -1,0 +1,63 @@
+"""Backgammon's checker play, plain Python, straight from shared/rules/backgammon.md.
+
+A state is (me, opp): two tuples of 26 counts (0 borne off, 1..24 the side's points in
+its own numbering, 25 the bar), seen by the side on roll. Every order of the dice is
+tried in full, one checker at a time, and the rules on how many dice to play are
+applied to the finished plays (a different algorithm from games/backgammon_rules.py,
+which keeps distinct boards after every die).
+"""
+from itertools import permutations
+
+BAR = 25
+
+
+def step(me, opp, frm, to):
+    """The state after moving one checker from `frm` to `to` (0: off), hitting a lone
+    opposing checker there."""
+    me, opp = list(me), list(opp)
+    me[frm] -= 1
+    me[to] += 1
+    if to and opp[BAR - to] == 1:
+        opp[BAR - to] = 0
+        opp[BAR] += 1
+    return tuple(me), tuple(opp)
+
+
+def single_moves(me, opp, die):
+    """Every (frm, to) one checker may play with one die."""
+    found = []
+    sources = [BAR] if me[BAR] else [p for p in range(1, 25) if me[p]]
+    home = not any(me[7:])
+    for frm in sources:
+        to = frm - die
+        if to >= 1:
+            if opp[BAR - to] < 2:
+                found.append((frm, to))
+        elif home and (to == 0 or not any(me[frm + 1:25])):
+            found.append((frm, 0))
+    return found
+
+
+def _paths(me, opp, dice, played):
+    """(dice played, first die, final state) of every way to play `dice` in order as
+    far as it goes."""
+    moves = single_moves(me, opp, dice[0]) if dice else []
+    if not moves:
+        return [(len(played), played[0] if played else None, (me, opp))]
+    out = []
+    for frm, to in moves:
+        out += _paths(*step(me, opp, frm, to), dice[1:], played + [dice[0]])
+    return out
+
+
+def plays(me, opp, high, low):
+    """The distinct states the roll high-low leads to (empty: the side passes)."""
+    orders = [(high,) * 4] if high == low else set(permutations((high, low)))
+    paths = [p for order in orders for p in _paths(tuple(me), tuple(opp), list(order), [])]
+    most = max(n for n, _, _ in paths)
+    if most == 0:
+        return set()
+    best = [p for p in paths if p[0] == most]
+    if most == 1 and high != low and any(first == high for _, first, _ in best):
+        best = [p for p in best if p[1] == high]
+    return {state for _, _, state in best}

@@ -1,0 +1,160 @@
+"""Backgammon with contact (games/backgammon_rules.py, games/backgammon.py): the plays of
+every roll equal a plain reference (tests/reference/backgammon_rules.py) and GNU
+Backgammon's (tests/gnubg_bridge.py) on positions drawn uniformly and met in random
+play, for hypergammon with 1, 2 and 3 checkers and the standard game; the counts equal
+makehyper's and the rules file's vectors; notation and position JSON."""
+import numpy as np
+import pytest
+
+from tabula.games import backgammon, get_game
+from tabula.games.backgammon_rules import standard_start
+from tabula.games.backgammon_view import checker_steps, notation
+from tabula.games.game import PositionError
+from tests.gnubg_bridge import (agrees_with_gnubg, gnubg_board, played_states, tabula_plays,
+                                uniform_states)
+from tests.reference import backgammon_rules as reference
+
+ROLLS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
+# shared/rules/backgammon.md: distinct plays from the standard start (gnubg 1.07)
+START_PLAYS = {"1-1": 42, "2-1": 15, "2-2": 75, "3-1": 16, "3-2": 17, "3-3": 73,
+               "4-1": 14, "4-2": 18, "4-3": 17, "4-4": 52, "5-1": 8, "5-2": 8, "5-3": 9,
+               "5-4": 9, "5-5": 4, "6-1": 10, "6-2": 14, "6-3": 14, "6-4": 14, "6-5": 7,
+               "6-6": 11}
+# makehyper's legal positions (both sides borne off counted once, as it does)
+MAKEHYPER_POSITIONS = {1: 652, 2: 107_253, 3: 7_959_904}
+
+
+def start_state(checkers):
+    board = standard_start() if checkers == 15 else None
+    if board is not None:
+        side = tuple(int(c) for c in board[:26])
+        return side, side
+    side = [0] * 26
+    for point in backgammon.START_POINTS[:checkers]:
+        side[point] = 1
+    return tuple(side), tuple(side)
+
+
+def states(checkers, n, seed):
+    rng = np.random.default_rng(seed)
+    return uniform_states(rng, checkers, n // 2) + played_states(rng, start_state(checkers),
+                                                               n - n // 2)
+
+
+def test_plays_from_the_standard_start_match_the_rules_file():
+    me, opp = start_state(15)
+    assert {f"{h}-{l}": len(tabula_plays(me, opp, h, l)) for h, l in ROLLS} == START_PLAYS
+
+
+@pytest.mark.parametrize("checkers, n", [(1, 300), (2, 300), (3, 300), (15, 60)])
+def test_plays_equal_the_reference(checkers, n):
+    for me, opp in states(checkers, n, seed=checkers):
+        for high, low in ROLLS:
+            assert tabula_plays(me, opp, high, low) == reference.plays(me, opp, high, low), \
+                (me, opp, high, low)
+
+
+def _gnubg_sample(checkers, n, seed):
+    pytest.importorskip("gnubg")
+    kinds = {"hit": 0, "bar": 0, "off": 0}
+    for me, opp in states(checkers, n, seed):
+        kinds["bar"] += me[25] > 0
+        kinds["off"] += me[0] > 0 or checkers == 1   # one checker off ends the game
+        for high, low in ROLLS:
+            assert agrees_with_gnubg(me, opp, high, low) is None, (me, opp, high, low)
+            kinds["hit"] += any(after[1][25] > opp[25]
+                                for after in tabula_plays(me, opp, high, low))
+    assert all(kinds.values()), kinds     # the sample met hits, bar entries, bear-offs
+
+
+@pytest.mark.parametrize("checkers", [1, 2, 3, 15])
+def test_plays_equal_gnubg_on_a_sample(checkers):
+    _gnubg_sample(checkers, 60 if checkers == 15 else 200, seed=10 + checkers)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("checkers", [1, 2, 3, 15])
+def test_plays_equal_gnubg_on_thousands(checkers):
+    _gnubg_sample(checkers, 600 if checkers == 15 else 3000, seed=100 + checkers)
+
+
+@pytest.mark.parametrize("checkers", [1, 2])
+def test_position_counts_equal_makehyper(checkers):
+    layers = [(a, b) for a in range(checkers + 1) for b in range(checkers + 1) if a or b]
+    assert sum(backgammon.layer_size(a, b) for a, b in layers) + 1 == \
+        MAKEHYPER_POSITIONS[checkers]
+
+
+def test_three_checker_counts_equal_makehyper():
+    layers = [(a, b) for a in range(4) for b in range(4) if a or b]
+    assert sum(backgammon.layer_size(a, b) for a, b in layers) + 1 == MAKEHYPER_POSITIONS[3]
+    game_over = sum(backgammon.layer_size(a, b) for a, b in layers if not (a and b)) + 1
+    assert game_over == 6_551
+
+
+def test_notation_is_gnubgs():
+    """Every play from positions of the standard game met in random play, in notation:
+    the same checkers' paths as gnubg writes them; the same text on all but a few (2.5%
+    of this sample) where two checkers reach a point by different ways or hit on the way
+    (gnubg writes both by the way of the one that hit: '13/11*/9(2)' for
+    '13/11*/9 13/9')."""
+    gnubg = pytest.importorskip("gnubg")
+
+    def paths(text):
+        out = []
+        for part in text.split():
+            count = int(part[part.index("(") + 1:-1]) if "(" in part else 1
+            points = part.split("(")[0].replace("*", "").split("/")
+            out += [(points[0], points[-1])] * count
+        return sorted(out)
+    same = total = 0
+    for me, opp in states(15, 40, seed=7):
+        board = gnubg_board(me, opp)
+        for high, low in ROLLS:
+            for move in gnubg.findbestmoves(board, gnubg.cubeinfo(), gnubg.evalcontext(),
+                                            (high, low)):
+                steps = move["move"]
+                if len(steps) % 2:
+                    continue       # cut at a checker borne off (tests/gnubg_bridge.py)
+                state = (me, opp)
+                for i in range(0, len(steps), 2):
+                    state = reference.step(*state, steps[i], steps[i + 1])
+                ours = notation(checker_steps(np.array(me + opp, dtype=np.int8),
+                                              np.array(state[0] + state[1], dtype=np.int8),
+                                              10 * high + low))
+                theirs = gnubg.movetupletostring(steps, board)
+                assert paths(ours) == paths(theirs), (ours, theirs)
+                same += ours == theirs
+                total += 1
+    assert same >= 0.95 * total
+
+
+def test_notation_of_hits_entries_and_bear_offs():
+    game = get_game("backgammon", 3)
+    code = game.from_json({"me": ["bar", 6, 5], "opp": [21, 1]}, 3)
+    written = {game.presentation.notation(code, m["position"], 31)
+               for m in game.legal_moves(code, 31)}
+    assert {"bar/24*/21", "bar/22 5/4*", "bar/21"} <= written
+    code = game.from_json({"me": [2, 1], "opp": [21]}, 3)
+    written = {game.presentation.notation(code, m["position"], 21): m["over"]
+               for m in game.legal_moves(code, 21)}
+    assert written == {"2/off 1/off": True, "2/off": False}
+
+
+def test_json_round_trip_and_refusals():
+    game = get_game("backgammon", 3)
+    code = game.from_json({"me": ["bar", 24, 24], "opp": [6]}, 3)
+    assert game.to_json(code) == {"me": ["bar", 24, 24], "opp": [6]}
+    for bad in ({"me": [7], "opp": [18]}, {"me": [], "opp": [1]}, {"me": [26], "opp": [1]},
+                {"me": [1, 2, 3, 4], "opp": [1]}, {"me": ["off"], "opp": [1]}):
+        with pytest.raises(PositionError):
+            game.from_json(bad, 3)
+
+
+def test_gammons_and_backgammons():
+    game = get_game("backgammon", 3)
+    single = game.from_json({"me": [1], "opp": [12, 12]}, 3)
+    gammon = game.from_json({"me": [1], "opp": [12, 12, 7]}, 3)
+    backgammon_ = game.from_json({"me": [1], "opp": [12, 12, 20]}, 3)
+    on_bar = game.from_json({"me": [1], "opp": [12, 12, "bar"]}, 3)
+    assert [game.win_size(c) for c in (single, gammon, backgammon_, on_bar)] == [1, 2, 3, 3]
