@@ -29,7 +29,14 @@ $(BROWSER):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		chromium chromium-driver >/dev/null
 
-test: $(STAMP) $(BROWSER)
+# GNU Backgammon's makehyper, which the hypergammon tests compare against (as root)
+MAKEHYPER := /usr/games/makehyper
+
+$(MAKEHYPER):
+	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+		gnubg >/dev/null
+
+test: $(STAMP) $(BROWSER) $(MAKEHYPER)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 

@@ -25,8 +25,8 @@ from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .cube import Cube
 from .features import concat, field, one_hot
-from .game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Flag, Game,
-                   PositionError, Presentation, bear_off_successors, check_json_object)
+from .game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Flag, Game,
+                   PositionError, bear_off_successors, check_json_object)
 from .heuristic import TEMPO, logistic
 
 NAME = "backgammon"
@@ -44,9 +44,7 @@ THROWS = np.array([10 * hi + lo for hi in range(1, 7) for lo in range(1, hi + 1)
                   dtype=np.int64)
 PROBS = np.array([1.0 if t // 10 == t % 10 else 2.0 for t in THROWS]) / 36.0
 MAX_MOVES = 64         # distinct results of one roll with 3 checkers (the tests check)
-SCRATCH = 256          # boards kept at one step of a roll's play
-SIDES = ("white", "black")
-SQUARE_NAMES = {OFF: "off", BAR: "bar"}
+SCRATCH = 64           # boards kept at one step of a roll's play (3 checkers: < 50)
 CAPABILITIES = Capabilities(has_gammons=True)
 
 
@@ -126,10 +124,10 @@ def _label(board, after):
 def moves(code, throw, out_codes, out_info):
     board = np.zeros(BOARD, dtype=np.int8)
     board_of_code(code, board)
-    boards = np.empty((SCRATCH, BOARD), dtype=np.int8)
-    n = plays(board, throw // 10, throw % 10, boards)
+    room = np.empty((4, SCRATCH, BOARD), dtype=np.int8)   # the plays, then room to work
+    n = plays(board, throw // 10, throw % 10, room[0], room[1:])
     for i in range(n):
-        after = boards[i]
+        after = room[0, i]
         out_info[i] = _label(board, after)
         if after[OFF] == checkers_in_play(code & SIDE_MASK):
             out_info[i] |= OVER
@@ -287,14 +285,24 @@ def heuristic(code):
     return logistic(pips(code >> SIDE_BITS) - pips(code & SIDE_MASK) + TEMPO)
 
 
-def win_size(code: int, pieces: int) -> int:
-    """What the player on roll scores (a unit of the cube) by bearing off now: 3 when
-    the opponent has borne off none and has a checker on the bar or in the winner's
-    home board (its points 19..24), 2 when it has borne off none, else 1."""
-    opp = [int(code) >> (SIDE_BITS + SLOT_BITS * i) & SLOT_MASK for i in range(MAX_PIECES)]
-    if sum(1 for place in opp if place) < pieces:
+@njit(cache=True)
+def loss_size(code, pieces):
+    """What the player on roll in `code` loses (a unit of the cube) when the other side
+    has just borne off its last checker: 3 when they have borne off none and have a
+    checker on the bar or in the winner's home board (their points 19..24), 2 when they
+    have borne off none, else 1."""
+    side = code & SIDE_MASK
+    if checkers_in_play(side) < pieces:
         return 1
-    return 3 if any(place > POINTS - HOME for place in opp) else 2
+    for i in range(MAX_PIECES):
+        if ((side >> (SLOT_BITS * i)) & SLOT_MASK) > POINTS - HOME:
+            return 3
+    return 2
+
+
+def win_size(code: int, pieces: int) -> int:
+    """What the player on roll scores (a unit of the cube) by bearing off now."""
+    return int(loss_size(mirror(np.int64(code)), pieces))
 
 
 # ------------------------------------------------------------------- for people
@@ -360,7 +368,7 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 moves=moves, mirror=mirror, layer_of=layer_of, rank=rank, unrank=unrank,
                 progress=progress, to_json=to_json, from_json=from_json, heuristic=heuristic,
                 successor_layers=bear_off_successors(4), capabilities=CAPABILITIES,
-                cube=Cube(), win_size=partial(win_size, pieces=pieces),
+                cube=Cube(), win_size=partial(win_size, pieces=pieces), loss_size=loss_size,
                 encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
                 presentation=shown.presentation(pieces, __doc__.strip()))
 

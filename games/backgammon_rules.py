@@ -22,7 +22,7 @@ BAR = 25
 HOME = 6             # points 1..6 are a side's home board
 BOARD = 2 * PLACES
 THEM = PLACES        # the opponent's counts start here
-MAX_BOARDS = 4096    # distinct boards kept at one step of a roll (15 checkers: < 1,000)
+MAX_BOARDS = 4096    # boards kept at one step of a roll's play with 15 checkers
 
 _HASH_WEIGHTS = np.random.default_rng(20261205).integers(1, 2**62, size=(BOARD, 16))
 
@@ -96,45 +96,49 @@ def _same(a, b):
 
 @njit(cache=True)
 def distinct(boards, n):
-    """Keep each distinct board of boards[:n] once (in place); return the new count."""
+    """Keep each distinct board of boards[:n] once (in place, in order); return the new
+    count. Boards are compared by key first, in full where keys are equal."""
     keys = np.empty(n, dtype=np.int64)
-    for i in range(n):
-        keys[i] = _hash(boards[i])
-    order = np.argsort(keys)
-    kept = np.empty(n, dtype=np.int64)
     m = 0
-    start = 0
     for i in range(n):
-        j = order[i]
-        if i > 0 and keys[j] != keys[order[i - 1]]:
-            start = m
+        key = _hash(boards[i])
         duplicate = False
-        for t in range(start, m):
-            if _same(boards[kept[t]], boards[j]):
+        for t in range(m):
+            if keys[t] == key and _same(boards[t], boards[i]):
                 duplicate = True
                 break
         if not duplicate:
-            kept[m] = j
+            if m != i:
+                boards[m, :] = boards[i]
+            keys[m] = key
             m += 1
-    kept[:m].sort()
-    for t in range(m):
-        if kept[t] != t:
-            boards[t, :] = boards[kept[t]]
     return m
 
 
 @njit(cache=True)
-def _play_in_order(board, dice, out, n):
+def _sources(board):
+    """How many places the mover's checkers stand on (a die moves one of them)."""
+    n = 0
+    for p in range(1, PLACES):
+        if board[p]:
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def _play_in_order(board, dice, out, n, frontier, following):
     """The boards after playing `dice` in this order as far as they go: writes those
-    that played the most dice to out[n:]; returns (new count, dice played)."""
-    frontier = np.empty((MAX_BOARDS, BOARD), dtype=np.int8)
-    following = np.empty((MAX_BOARDS, BOARD), dtype=np.int8)
+    that played the most dice to out[n:]; returns (new count, dice played). frontier
+    and following are room for the boards of one step."""
+    capacity = len(frontier)
     frontier[0, :] = board
     size = 1
     played = 0
     for d in dice:
         m = 0
         for i in range(size):
+            if m + _sources(frontier[i]) > capacity:
+                raise ValueError("too many boards for the room given to a roll's plays")
             m = play_die(frontier[i], d, following, m)
         if m == 0:
             break
@@ -143,31 +147,48 @@ def _play_in_order(board, dice, out, n):
         played += 1
     if played == 0:
         return n, 0
+    if n + size > len(out):
+        raise ValueError("too many boards for the room given to a roll's plays")
     out[n:n + size, :] = frontier[:size]
     return n + size, played
 
 
 @njit(cache=True)
-def plays(board, high, low, out):
+def plays(board, high, low, out, work):
     """Every distinct board the roll high-low (high >= low) leads to, written to out
-    (rows of BOARD counts); returns their count, 0 when no die can be played (the
-    side passes)."""
+    (rows of BOARD counts); returns their count, 0 when no die can be played (the side
+    passes). work: room for three steps' boards, (3, rows, BOARD) (MAX_BOARDS rows are
+    enough for 15 checkers; the caller allocates it once for many rolls)."""
     if high == low:
-        n, _ = _play_in_order(board, np.full(4, high), out, 0)
+        dice = np.empty(4, dtype=np.int64)
+        dice[:] = high
+        n, _ = _play_in_order(board, dice, out, 0, work[0], work[1])
         return n
-    n_high, played_high = _play_in_order(board, np.array([high, low]), out, 0)
-    scratch = np.empty((MAX_BOARDS, BOARD), dtype=np.int8)
-    n_low, played_low = _play_in_order(board, np.array([low, high]), scratch, 0)
+    dice = np.empty(2, dtype=np.int64)
+    dice[0] = high
+    dice[1] = low
+    n_high, played_high = _play_in_order(board, dice, out, 0, work[0], work[1])
+    scratch = work[2]
+    dice[0] = low
+    dice[1] = high
+    n_low, played_low = _play_in_order(board, dice, scratch, 0, work[0], work[1])
     if played_low == 2 and played_high < 2:
         out[:n_low, :] = scratch[:n_low]      # only low first plays both dice
         return n_low
     if played_low == 2:                       # both orders play both dice
+        if n_high + n_low > len(out):
+            raise ValueError("too many boards for the room given to a roll's plays")
         out[n_high:n_high + n_low, :] = scratch[:n_low]
         return distinct(out, n_high + n_low)
     if played_high >= 1:                      # one die only: the higher where it can
         return n_high
     out[:n_low, :] = scratch[:n_low]
     return n_low
+
+
+def workspace(rows: int = MAX_BOARDS) -> np.ndarray:
+    """Room for `plays` to work in."""
+    return np.empty((3, rows, BOARD), dtype=np.int8)
 
 
 def board_of(me: list, them: list) -> np.ndarray:

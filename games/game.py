@@ -420,6 +420,9 @@ class Game:
     cube: Cube | None = None     # played for money with the doubling cube (games/cube.py)
     win_size: Callable = single_win   # code -> what the player on roll in code wins by
                                       # winning now: 1, 2 a gammon, 3 a backgammon
+    loss_size: Callable | None = None  # compiled (code, pieces) -> what the player on roll
+                                       # in code loses when the other side has just won
+                                       # (games with contact and gammons: solver/contact.py)
     deal: Callable | None = None  # rng -> a start drawn at random, for games played from
                                   # one (a bear-off's money game); None: from `start`
                                   # (where a game begins: games/state.begin)

@@ -29,40 +29,44 @@ from tabula.infra.rng import cumulative
 from .race_selfplay import play_race_games
 from .two_sided import CUBEFUL, cube_equity, doubles, takes
 
-PROBABILITIES = ("win", "win_gammon", "lose_gammon")   # a position's cubeless chances
+PROBABILITIES = ("win", "win_gammon", "lose_gammon")   # a race position's cubeless chances
+CHANCES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon")
 
 
 def answer_of(values: dict) -> dict:
-    """What a race's values of one position (race_value_names: by name) say, as `tabula
-    value --json` prints it: the cubeless chances and equity, the equity in each cube
-    state, not doubling and doubling as well as one may, and the cube action."""
-    win = values["win"]
-    gammons = [values.get(name, 0.0) for name in ("win_gammon", "lose_gammon")]
-    nd = {name: values[name] for name in CUBEFUL}
+    """What a money table's values of one position (by name) say, as `tabula value
+    --json` prints it: the cubeless chances and equity, the equity in each cube state,
+    not doubling and doubling as well as one may, and the cube action. Backgammons and
+    the Jacoby rule's equity appear where the table holds them (contact tables)."""
+    chances = {name: values.get(name, 0.0) for name in CHANCES}
+    kept = [name for name in CHANCES if name in PROBABILITIES or name in values]
+    nd = {name: values[name] for name in (*CUBEFUL, "centered_jacoby") if name in values}
     if doubles(nd["centered"], nd["unavailable"]):
         cube = "double, take" if takes(nd["unavailable"]) else "double, pass"
     else:                          # not good enough, or too good (playing for a gammon)
         cube = "no double"
-    return {"win": win, "win_gammon": gammons[0], "lose_gammon": gammons[1],
-            "equity": {"cubeless": 2 * win - 1 + gammons[0] - gammons[1],
-                       "centered": cube_equity(nd["centered"], nd["unavailable"]),
-                       "owned": cube_equity(nd["owned"], nd["unavailable"]),
+    cubeless = (2 * chances["win"] - 1 + chances["win_gammon"] + chances["win_backgammon"]
+                - chances["lose_gammon"] - chances["lose_backgammon"])
+    return {**{name: chances[name] for name in kept},
+            "equity": {"cubeless": cubeless,
+                       **{name: cube_equity(nd[name], nd["unavailable"])
+                          for name in nd if name != "unavailable"},
                        "unavailable": nd["unavailable"]},
             "equity_no_double": nd, "cube": cube}
 
 
 def equity_bound_of(names) -> float:
     """The most points a game whose values are `names` can be worth per unit of cube
-    value: 2 with gammons, else 1."""
-    return 2.0 if "win_gammon" in names else 1.0
+    value: 3 with backgammons, 2 with gammons, else 1."""
+    return 3.0 if "win_backgammon" in names else 2.0 if "win_gammon" in names else 1.0
 
 
 def value_bounds(names) -> tuple[list, list]:
     """The least and the most each of the values `names` can be: 0 and 1 for a chance,
     -b and b for an equity (b = equity_bound_of)."""
     bound = equity_bound_of(names)
-    return ([0.0 if n in PROBABILITIES else -bound for n in names],
-            [1.0 if n in PROBABILITIES else bound for n in names])
+    return ([0.0 if n in CHANCES else -bound for n in names],
+            [1.0 if n in CHANCES else bound for n in names])
 
 
 def race_value_names(game) -> tuple:

@@ -31,7 +31,7 @@ import h5py
 
 from tabula.games import Game
 
-from . import race_table, table
+from . import contact_table, race_table, table
 
 
 @dataclass(frozen=True)
@@ -56,13 +56,20 @@ LAYERED = SolutionKind(
 RACE = SolutionKind(
     "race", race_table.FORMAT, race_table.RaceTable, ("threads", "one_sided"),
     race_table.solve_race, "nothing written (a race table is solved in one pass)")
-KINDS = (LAYERED, RACE)
+CONTACT = SolutionKind(
+    "contact", contact_table.FORMAT, contact_table.ContactTable, ("threads", "tol"),
+    contact_table.solve_contact, "nothing written (a contact table is solved in memory: "
+                                 "run the same command again)")
+KINDS = (LAYERED, RACE, CONTACT)
 
 
 def kind_of_game(game: Game) -> SolutionKind:
-    """The kind that solves `game`: races with the cube in one pass over the pips, any
-    other game by layered value iteration."""
-    return RACE if game.race is not None else LAYERED
+    """The kind that solves `game`: races with the cube in one pass over the pips; games
+    with contact, gammons and the cube (a compiled loss_size) as money tables of every
+    position; any other game by layered value iteration."""
+    if game.race is not None:
+        return RACE
+    return CONTACT if game.cube is not None and game.loss_size is not None else LAYERED
 
 
 def file_format(path) -> str | None:

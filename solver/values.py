@@ -2,15 +2,20 @@
 
 Layered tables give one value, the mover's winning chance ("win"). Races played for
 money with the cube (solver/two_sided.py) give the cubeless chances (with gammons only
-where one can happen) and the three cubeful equities."""
+where one can happen) and the three cubeful equities; games with contact
+(solver/contact.py) the chances of gammons and backgammons and four cubeful equities."""
+from .contact import VALUES as CONTACT_VALUES
 from .race_table import equity_bound_of, race_value_names, value_bounds
-from .solution import RACE, kind_of_game
+from .solution import CONTACT, RACE, kind_of_game
 
 
 def value_names(game) -> tuple:
     """The values a solution of `game` gives each position, in order."""
-    if game.cube is not None and kind_of_game(game) is RACE:   # a race with the cube
+    kind = kind_of_game(game)
+    if game.cube is not None and kind is RACE:   # a race with the cube
         return race_value_names(game)
+    if kind is CONTACT:
+        return CONTACT_VALUES
     return ("win",)
 
 

@@ -12,7 +12,7 @@ from itertools import permutations
 
 import numpy as np
 
-from tabula.games.backgammon_rules import BOARD, PLACES, THEM, plays
+from tabula.games.backgammon_rules import BOARD, MAX_BOARDS, PLACES, THEM, plays, workspace
 from tests.reference.backgammon_rules import BAR, single_moves, step
 
 gnubg = None
@@ -82,8 +82,8 @@ def gnubg_plays(me, opp, high, low):
 def tabula_plays(me, opp, high, low):
     """The compiled generator's plays, as reference states."""
     board = np.array(list(me) + list(opp), dtype=np.int8)
-    out = np.empty((4096, BOARD), dtype=np.int8)
-    n = plays(board, high, low, out)
+    out = np.empty((MAX_BOARDS, BOARD), dtype=np.int8)
+    n = plays(board, high, low, out, workspace())
     return {(tuple(int(c) for c in b[:PLACES]), tuple(int(c) for c in b[THEM:]))
             for b in out[:n]}
 

@@ -43,7 +43,8 @@ def states(checkers, n, seed):
 
 def test_plays_from_the_standard_start_match_the_rules_file():
     me, opp = start_state(15)
-    assert {f"{h}-{l}": len(tabula_plays(me, opp, h, l)) for h, l in ROLLS} == START_PLAYS
+    assert {f"{high}-{low}": len(tabula_plays(me, opp, high, low))
+            for high, low in ROLLS} == START_PLAYS
 
 
 @pytest.mark.parametrize("checkers, n", [(1, 300), (2, 300), (3, 300), (15, 60)])

@@ -1,0 +1,170 @@
+"""Hypergammon solved exactly with the cube, against GNU Backgammon's makehyper, side by
+side on this machine (Debian's gnubg package: /usr/games/makehyper).
+
+    python benchmarks/bench_hypergammon.py [--checkers 1 2] [--makehyper-iterations 2]
+
+For each number of checkers: tabula's solve (tabula solve backgammon --checkers N, its
+own process) and makehyper -c N in full, their times, and every position of
+makehyper's file (hyperN.bd: a 40-byte header, then 28 bytes a position: five chances
+as 24-bit fractions, then four equities as 24-bit values of e/6 + 0.5, owned,
+centred, centred under the Jacoby rule, the opponent's; the player on roll's one-sided
+index (gnubg's PositionBearoff over 25 points) times C(25 + N, N) plus the
+opponent's) against tabula's table. makehyper reads a roll without a legal move as the
+opponent's no-double equity of the same cube state (makehyper.c: HyperEquity), where
+the rules let the opponent double then; tabula's table follows the rules, so the
+equities are also compared with a solve that reads blocked rolls as makehyper does
+(solver/contact.py: blocked_as_makehyper), which must agree within makehyper's
+rounding and threshold. The cubeless chances are compared as makehyper's cubeless
+equity, since of two plays with the same cubeless equity (more wins for as many more
+gammons lost) makehyper keeps the one it met last and tabula the one with more wins.
+
+With --makehyper-iterations K and 3 checkers, makehyper runs K iterations only (it
+needs hours): its time per iteration is reported.
+"""
+import argparse
+import json
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from math import comb
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.common import report, run_script  # noqa: E402
+
+MAKEHYPER = "/usr/games/makehyper"
+QUANTITIES = ("owned", "centered", "centered_jacoby", "unavailable")   # the file's order
+
+
+def read_makehyper(path: Path, checkers: int):
+    """(chances (n, 5), equities (n, 4)) of every record of a hyperN.bd file."""
+    n = comb(25 + checkers, checkers)
+    raw = np.fromfile(path, dtype=np.uint8, offset=40).reshape(n * n, 28).astype(np.uint32)
+    fields = raw[:, 0:27:3] | (raw[:, 1:27:3] << 8) | (raw[:, 2:27:3] << 16)
+    fractions = fields / 16777215.0
+    return fractions[:, :5], (fractions[:, 5:] - 0.5) * 6.0
+
+
+def record_numbers(game, table, checkers: int):
+    """(records, numbers): makehyper's record of each legal position of the table, and
+    the table's number for it."""
+    import gnubg
+    from tabula.games.backgammon_rules import BOARD, THEM
+    from tabula.games.backgammon import code_of_board
+    n = comb(25 + checkers, checkers)
+    sides = [gnubg.positionfrombearoff(i, checkers, 25) for i in range(n)]
+    records, codes = [], []
+    for i, us in enumerate(sides):
+        for j, them in enumerate(sides):
+            if not sum(us) or not sum(them) or any(us[p] and them[23 - p] for p in range(24)):
+                continue
+            board = np.zeros(BOARD, dtype=np.int8)
+            for p in range(25):
+                board[p + 1] += us[p]
+                board[THEM + p + 1] += them[p]
+            records.append(i * n + j)
+            codes.append(code_of_board(board))
+    return np.array(records), table.numbers(np.array(codes, dtype=np.int64))
+
+
+def run_makehyper(checkers: int, folder: Path, iterations: int | None) -> dict:
+    """makehyper -c N in `folder`: its wall time, iterations and largest last change
+    (stopped after `iterations` when given)."""
+    started = time.perf_counter()
+    process = subprocess.Popen([MAKEHYPER, "-c", str(checkers), "-n"], cwd=folder,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    done, norm = 0, None
+    for line in process.stdout:
+        for part in line.split("\r"):
+            if part.startswith("norm of delta:"):
+                norm = float(part.split(":")[1])
+            if re.match(r"Time for iteration", part):
+                done += 1
+                if iterations is not None and done >= iterations:
+                    process.kill()
+    process.wait()
+    seconds = time.perf_counter() - started
+    return {"seconds": seconds, "iterations": done, "last_change": norm,
+            "finished": iterations is None}
+
+
+def solve_tabula(checkers: int, folder: Path, blocked_as_makehyper: bool):
+    """tabula's solve: the summary and the table (the makehyper reading in process)."""
+    from tabula.games import get_game
+    from tabula.solver import contact
+    from tabula.solver.contact_table import ContactTable
+    if blocked_as_makehyper:
+        game = get_game("backgammon", checkers)
+        codes, offsets, values, figures = contact.solve_values(game, quiet=True,
+                                                               blocked_as_makehyper=True)
+        return figures, values
+    out = folder / f"hyper{checkers}.h5"
+    command = [sys.executable, "-m", "tabula", "solve", "backgammon", "--checkers",
+               str(checkers), "--out", str(out), "--quiet", "--json", "--force"]
+    summary = json.loads(subprocess.run(command, check=True, capture_output=True,
+                                        text=True).stdout)
+    return summary, ContactTable(out)
+
+
+def compare(theirs_chances, theirs_equities, records, ours) -> dict:
+    """Largest differences: makehyper's cubeless equity and four cubeful equities
+    against tabula's values of the same positions (ours: (n, 9) in contact.VALUES
+    order)."""
+    c = theirs_chances[records]
+    their_cubeless = 2 * c[:, 0] - 1 + c[:, 1] + c[:, 2] - c[:, 3] - c[:, 4]
+    our_cubeless = 2 * ours[:, 0] - 1 + ours[:, 1] + ours[:, 2] - ours[:, 3] - ours[:, 4]
+    column = {"owned": 6, "centered": 5, "centered_jacoby": 8, "unavailable": 7}
+    out = {"cubeless": float(np.abs(their_cubeless - our_cubeless).max())}
+    for k, name in enumerate(QUANTITIES):
+        out[name] = float(np.abs(theirs_equities[records, k] - ours[:, column[name]]).max())
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--checkers", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--makehyper-iterations", type=int, default=2,
+                        help="iterations of makehyper for 3 checkers (default 2)")
+    args = parser.parse_args()
+    rows, comparisons = [], {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for checkers in args.checkers:
+            summary, table = solve_tabula(checkers, folder, False)
+            limit = args.makehyper_iterations if checkers == 3 else None
+            theirs = run_makehyper(checkers, folder, limit)
+            row = {"checkers": checkers, "positions": summary["positions"],
+                   "tabula_s": round(summary["wall_seconds"], 1),
+                   "tabula_sweeps": summary["sweeps"],
+                   "tabula_residual": summary["residual"],
+                   "tabula_peak_GiB": round(summary["peak_memory_bytes"] / 2**30, 2),
+                   "makehyper_s": round(theirs["seconds"], 1),
+                   "makehyper_iterations": theirs["iterations"],
+                   "makehyper_last_change": theirs["last_change"]}
+            if theirs["finished"]:
+                row["ratio"] = round(theirs["seconds"] / summary["wall_seconds"], 2)
+                chances, equities = read_makehyper(folder / f"hyper{checkers}.bd", checkers)
+                records, numbers = record_numbers(table.game, table, checkers)
+                by_rules = compare(chances, equities, records, table.table[numbers])
+                _, as_makehyper = solve_tabula(checkers, folder, True)
+                emulated = compare(chances, equities, records, as_makehyper[numbers])
+                comparisons[checkers] = {"positions_compared": len(records),
+                                         "by_the_rules": by_rules,
+                                         "blocked_rolls_as_makehyper": emulated}
+                row["max_diff_rules"] = max(by_rules.values())
+                row["max_diff_as_makehyper"] = max(emulated.values())
+            else:
+                row["makehyper_s_per_iteration"] = round(
+                    theirs["seconds"] / max(1, theirs["iterations"]), 1)
+            rows.append(row)
+    report("hypergammon", rows, {"comparisons": comparisons})
+    print(json.dumps(comparisons, indent=2))
+
+
+if __name__ == "__main__":
+    run_script(main)

@@ -1,0 +1,277 @@
+"""Exact money tables of a game with contact, gammons and the cube (hypergammon): every
+position's cubeless chances and its cubeful equities, by value iteration to a fixed
+point certified by the Bellman residual.
+
+Values of a position, for the player on roll, per unit of the cube's value:
+  win, win_gammon, win_backgammon, lose_gammon, lose_backgammon
+        cubeless chances (gammons and backgammons included in the wins and losses),
+        checker play maximising the cubeless equity
+        2 win - 1 + win_gammon + win_backgammon - lose_gammon - lose_backgammon
+  centered, owned, unavailable, centered_jacoby
+        cubeful equities when the player on roll does not double now (gnubg's "no
+        double" equities): the cube centred, theirs, the opponent's, and centred under
+        the Jacoby rule (a gammon counts single until the cube is turned); checker play
+        maximises each.
+After a move the opponent is on roll: with access to the cube they double when that
+does not lower their equity, and the mover then passes or takes (solver/two_sided.py:
+cube_equity). A roll without a legal move passes the same position to the opponent,
+who may double as after any move. (GNU Backgammon's makehyper gives a blocked roll
+the opponent's no-double equity of the same cube state instead: see
+benchmarks/bench_hypergammon.py.)
+
+Positions are numbered layer by layer (fewest checkers in play first), each layer by
+the game's rank; the moves of every roll are tabled once (the resulting position's
+number, or minus the size of a win), then swept in place (Gauss-Seidel) until no value
+changes by more than a tenth of the tolerance, and a last pass that changes nothing
+measures max |T(V) - V|, the certified residual.
+"""
+import time
+
+import numpy as np
+from numba import njit, prange
+
+from tabula.games.game import N_LAYER_IDS, OVER, layer_id
+from tabula.infra.progress import Progress
+
+from .two_sided import cube_equity
+
+VALUES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon",
+          "centered", "owned", "unavailable", "centered_jacoby")
+CUBELESS = 5
+CENTERED, OWNED, UNAVAILABLE, JACOBY = 5, 6, 7, 8
+MAX_SWEEPS = 10_000
+TIE = 1e-12          # cubeless equities closer than this are equal
+
+
+def numbering(game):
+    """(codes, offsets): every position of the game's solved layers in order (fewest
+    checkers in play first), and each layer id's first number."""
+    layers = sorted(game.solved_layers(), key=lambda ab: (ab[0] + ab[1], ab))
+    offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
+    parts, first = [], 0
+    for a, b in layers:
+        offsets[layer_id(a, b)] = first
+        parts.append(_unrank_layer(game.unrank, layer_id(a, b), game.layer_size(a, b)))
+        first += game.layer_size(a, b)
+    return np.concatenate(parts), offsets
+
+
+@njit(parallel=True, cache=True)
+def _unrank_layer(unrank, layer, size):
+    codes = np.empty(size, dtype=np.int64)
+    for r in prange(size):
+        codes[r] = unrank(layer, r)
+    return codes
+
+
+@njit(parallel=True, cache=True)
+def _table_chunk(moves, mirror, layer_of, rank, loss_size, pieces, codes, offsets, throws,
+                 max_moves, over, counts, slots):
+    """For each position of `codes` and each throw t: counts[i, t] moves, and in
+    slots[i, t, :n] the number of each resulting position (the opponent on roll; a
+    roll without a move passes the same position), or minus the size of the win it
+    makes."""
+    n_throws = len(throws)
+    for i in prange(len(codes)):
+        out_codes = np.empty(max_moves, dtype=np.int64)
+        out_info = np.empty(max_moves, dtype=np.int64)
+        for t in range(n_throws):
+            n = moves(codes[i], throws[t], out_codes, out_info)
+            if n == 0:
+                out_codes[0] = mirror(codes[i])
+                out_info[0] = 0
+                n = 1
+            counts[i, t] = n
+            for j in range(n):
+                after = out_codes[j]
+                if out_info[j] & over:
+                    slots[i, t, j] = -loss_size(after, pieces)
+                else:
+                    slots[i, t, j] = offsets[layer_of(after)] + rank(after)
+
+
+@njit(parallel=True, cache=True)
+def _pack_chunk(counts, slots, firsts, targets):
+    """Copy the chunk's moves to targets from firsts[i] on, roll after roll."""
+    n_throws = counts.shape[1]
+    for i in prange(len(counts)):
+        s = firsts[i]
+        for t in range(n_throws):
+            targets[s:s + counts[i, t]] = slots[i, t, :counts[i, t]]
+            s += counts[i, t]
+
+
+def table_moves(game, codes, offsets, chunk: int = 1 << 16, per_roll: int = 6):
+    """(firsts, counts, targets): the moves of codes[i] are targets[firsts[i]:
+    firsts[i + 1]], counts[i, t] of them for throw t, roll after roll (see
+    _table_chunk); generated once, a chunk of positions at a time, into room for
+    `per_roll` moves a roll on average that grows when that is not enough (pages
+    never written take no memory)."""
+    n_throws = len(game.throws)
+    firsts = np.zeros(len(codes) + 1, dtype=np.int64)
+    counts = np.empty((len(codes), n_throws), dtype=np.uint8)
+    targets = np.empty(len(codes) * n_throws * per_roll, dtype=np.int32)
+    for first in range(0, len(codes), chunk):
+        last = min(len(codes), first + chunk)
+        slots = np.empty((last - first, n_throws, game.max_moves), dtype=np.int32)
+        _table_chunk(game.moves, game.mirror, game.layer_of, game.rank, game.loss_size,
+                     game.pieces, codes[first:last], offsets, game.throws, game.max_moves,
+                     OVER, counts[first:last], slots)
+        np.cumsum(counts[first:last].sum(axis=1), out=firsts[first + 1:last + 1])
+        firsts[first + 1:last + 1] += firsts[first]
+        if firsts[last] > len(targets):
+            grown = np.empty(max(int(firsts[last]), 2 * len(targets)), dtype=np.int32)
+            grown[:firsts[first]] = targets[:firsts[first]]
+            targets = grown
+        _pack_chunk(counts[first:last], slots, firsts[first:last], targets)
+    return firsts, counts, targets[:firsts[-1]]
+
+
+@njit(cache=True)
+def _backup(i, firsts, counts, targets, probs, values, out, passed):
+    """out = the values of the position whose moves are row i of the table (firsts,
+    counts, targets), from its successors' (the Bellman operator).
+    passed: -1, or the number of position i's mirror to read a blocked roll as
+    makehyper does (each value of the opponent's same cube state, negated, with no
+    double of theirs), for the comparison with it alone."""
+    n_throws = len(probs)
+    out[:] = 0.0
+    best = np.empty(9)
+    end = firsts[i]
+    for t in range(n_throws):
+        begin, end = end, end + counts[i, t]
+        best_cubeless = -np.inf
+        best[CENTERED:] = -np.inf
+        for s in range(begin, end):
+            k = targets[s]
+            if k < 0:                        # the move wins: -k points a unit of cube
+                size = -k
+                win, wg, wbg, lg, lbg = (1.0, 1.0 if size >= 2 else 0.0,
+                                         1.0 if size >= 3 else 0.0, 0.0, 0.0)
+                centered = owned = unavailable = float(size)
+                jacoby = 1.0
+            else:                            # the opponent is on roll in position k
+                v = values[k]
+                win, wg, wbg, lg, lbg = 1.0 - v[0], v[3], v[4], v[1], v[2]
+                if k == passed:
+                    centered, owned = -v[CENTERED], -v[OWNED]
+                    unavailable, jacoby = -v[UNAVAILABLE], -v[JACOBY]
+                else:
+                    owned = -v[UNAVAILABLE]
+                    centered = -cube_equity(v[CENTERED], v[UNAVAILABLE])
+                    unavailable = -cube_equity(v[OWNED], v[UNAVAILABLE])
+                    jacoby = -cube_equity(v[JACOBY], v[UNAVAILABLE])
+            cubeless = 2.0 * win - 1.0 + wg + wbg - lg - lbg
+            # the best cubeless equity; of moves as good, the most wins (their chances
+            # differ where more wins cost as many more gammons lost)
+            if cubeless > best_cubeless + TIE or (cubeless > best_cubeless - TIE
+                                                  and win > best[0]):
+                best_cubeless = max(cubeless, best_cubeless)
+                best[0], best[1], best[2], best[3], best[4] = win, wg, wbg, lg, lbg
+            best[CENTERED] = max(best[CENTERED], centered)
+            best[OWNED] = max(best[OWNED], owned)
+            best[UNAVAILABLE] = max(best[UNAVAILABLE], unavailable)
+            best[JACOBY] = max(best[JACOBY], jacoby)
+        for q in range(9):
+            out[q] += probs[t] * best[q]
+
+
+@njit(parallel=True, cache=True)
+def _sweep(order, firsts, counts, targets, probs, values, write, mirrors):
+    """One pass over all positions, order[j] the position of row j of the moves: the
+    largest change of any value; the new values written in place when `write` (else
+    the residual is only measured). mirrors: each position's mirror's number to read
+    blocked rolls as makehyper does, or empty."""
+    n = len(order)
+    chunk = 4096
+    n_chunks = (n + chunk - 1) // chunk
+    changes = np.zeros(n_chunks)
+    for c in prange(n_chunks):
+        out = np.empty(9)
+        largest = 0.0
+        for j in range(c * chunk, min(n, (c + 1) * chunk)):
+            i = order[j]
+            _backup(j, firsts, counts, targets, probs, values, out,
+                    mirrors[i] if len(mirrors) else -1)
+            for q in range(9):
+                largest = max(largest, abs(out[q] - values[i, q]))
+            if write:
+                values[i, :] = out
+        changes[c] = largest
+    return changes.max()
+
+
+@njit(parallel=True, cache=True)
+def _progress_all(progress, codes):
+    out = np.empty(len(codes), dtype=np.int64)
+    for i in prange(len(codes)):
+        out[i] = progress(codes[i])
+    return out
+
+
+@njit(parallel=True, cache=True)
+def _mirror_numbers(mirror, layer_of, rank, codes, offsets):
+    out = np.empty(len(codes), dtype=np.int64)
+    for i in prange(len(codes)):
+        m = mirror(codes[i])
+        out[i] = offsets[layer_of(m)] + rank(m)
+    return out
+
+
+def solve_values(game, tol: float = 1e-9, quiet: bool = False,
+                 blocked_as_makehyper: bool = False):
+    """(codes, offsets, values, figures): every position's VALUES (see the top) to a
+    certified residual of at most `tol`. blocked_as_makehyper: read a roll without a
+    legal move as GNU Backgammon's makehyper does (benchmarks/bench_hypergammon.py
+    compares the two), not by the rules."""
+    started = time.perf_counter()
+    codes, offsets = numbering(game)
+    mirrors = _mirror_numbers(game.mirror, game.layer_of, game.rank, codes, offsets)
+    # the most advanced positions first, so that a sweep meets most successors already
+    # updated (every move but a hit adds progress); of equal progress, those with the
+    # same opponent side one after the other: their moves lead into one block of
+    # positions (the rank orders a layer by the mover's side first)
+    order = np.lexsort((mirrors, -_progress_all(game.progress, codes)))
+    firsts, counts, targets = table_moves(game, codes[order], offsets)
+    tabled = time.perf_counter()
+    if not blocked_as_makehyper:
+        mirrors = np.empty(0, dtype=np.int64)
+    values = np.zeros((len(codes), len(VALUES)))
+    sweeps = 0
+    progress = Progress("solve", None, "sweeps", quiet=quiet)
+    while True:
+        change = _sweep(order, firsts, counts, targets, game.probs, values, True, mirrors)
+        sweeps += 1
+        progress.update(sweeps, note=f"change {change:.1e}")
+        if change <= tol / 10 or sweeps >= MAX_SWEEPS:
+            break
+    progress.done()
+    residual = _sweep(order, firsts, counts, targets, game.probs, values, False, mirrors)
+    figures = {"positions": len(codes), "moves": int(len(targets)), "sweeps": sweeps,
+               "residual": float(residual), "table_seconds": tabled - started,
+               "sweep_seconds": time.perf_counter() - tabled}
+    return codes, offsets, values, figures
+
+
+def codes_of(game, offsets, numbers) -> np.ndarray:
+    """The positions numbered `numbers` (see numbering)."""
+    firsts = sorted((int(offsets[layer_id(a, b)]), layer_id(a, b))
+                    for a, b in game.solved_layers())
+    starts = np.array([first for first, _ in firsts])
+    out = np.empty(len(numbers), dtype=np.int64)
+    for n, number in enumerate(numbers):
+        k = int(np.searchsorted(starts, number, side="right")) - 1
+        out[n] = game.unrank(firsts[k][1], int(number) - firsts[k][0])
+    return out
+
+
+def spot_residual(game, offsets, values, numbers) -> float:
+    """max |T(V) - V| over the positions numbered `numbers` of a solved table."""
+    codes = codes_of(game, offsets, numbers)
+    firsts, counts, targets = table_moves(game, codes, offsets)
+    out = np.empty(len(VALUES))
+    worst = 0.0
+    for j, number in enumerate(numbers):
+        _backup(j, firsts, counts, targets, game.probs, values, out, -1)
+        worst = max(worst, float(np.abs(out - values[number]).max()))
+    return worst

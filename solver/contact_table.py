@@ -1,0 +1,226 @@
+"""Money tables of games with contact, gammons and the cube (solver/contact.py), in HDF5.
+
+File layout:
+  attrs   the common fields (infra/manifest.py), values (JSON list of the names of
+          solver/contact.py: VALUES), layers (JSON list of [a, b, first number]),
+          sha256 (of the values' bytes), solve_seconds, sweeps, tolerance, residual
+  values  float64 [position number, value]: positions numbered layer by layer as the
+          layers list says, by the game's rank inside a layer; attrs: crc32
+"""
+import json
+import os
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+from numba import njit, prange
+
+from tabula.games import get_game
+from tabula.games.game import N_LAYER_IDS, layer_id, move_worths
+from tabula.infra.errors import TabulaError
+from tabula.infra.h5files import open_checked
+from tabula.infra.manifest import missing_fields, stamp
+
+from . import contact
+from .race_table import RaceTableError, answer_of, arrays_sha256, crc32, value_bounds
+
+FORMAT = "tabula-contact-table"
+FORMAT_VERSION = 1
+SPOT_POSITIONS = 256    # positions whose Bellman residual is measured on verify
+
+
+class ContactTableError(RaceTableError):
+    """A contact table that is missing, unreadable, damaged or made for another game."""
+
+
+@njit(parallel=True, cache=True)
+def _numbers(layer_of, rank, offsets, codes):
+    out = np.empty(len(codes), dtype=np.int64)
+    for n in prange(len(codes)):
+        out[n] = offsets[layer_of(codes[n])] + rank(codes[n])
+    return out
+
+
+def solve_contact(game, out, threads=None, quiet=False, tol: float = 1e-9) -> dict:
+    """Solve `game` into the table `out` (written as OUT.partial, then renamed)."""
+    import numba
+
+    from tabula.infra.provenance import peak_memory_bytes
+    if threads is not None:
+        numba.set_num_threads(threads)
+    started = time.time()
+    codes, offsets, values, figures = contact.solve_values(game, tol=tol, quiet=quiet)
+    seconds = time.time() - started
+    layers = [[a, b, int(offsets[layer_id(a, b)])] for a, b in game.solved_layers()]
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial")
+    meta = stamp(FORMAT, FORMAT_VERSION, game)
+    with h5py.File(partial, "w") as f:
+        f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
+                        "values": json.dumps(list(contact.VALUES)),
+                        "layers": json.dumps(layers), "sha256": arrays_sha256([values]),
+                        "solve_seconds": seconds, "sweeps": figures["sweeps"],
+                        "tolerance": tol, "residual": figures["residual"]})
+        f.create_dataset("values", data=values).attrs["crc32"] = crc32(values)
+    os.replace(partial, out)
+    start = offsets[game.layer_of(game.start)] + game.rank(game.start)
+    return {"game": game.name, "rules": game.rules, "pieces": game.pieces,
+            "positions": len(codes), "layers": len(layers), **figures,
+            "max_residual": figures["residual"], "start_value": float(values[start, 0]),
+            "wall_seconds": seconds,
+            "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}
+
+
+class ContactTable:
+    """A solved contact table, read into memory and checked: the contact kind of
+    solution (solver/solution.py lists what every kind answers)."""
+
+    def __init__(self, path, game: str | None = None, pieces: int | None = None,
+                 rules: str | None = None):
+        self.path = Path(path)
+        with open_checked(self.path, FORMAT, ContactTableError, "table file",
+                          "a tabula contact table") as (f, self.attrs):
+            try:
+                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
+                                     str(self.attrs["rules"]))
+                names = json.loads(self.attrs["values"])
+                layers = json.loads(self.attrs["layers"])
+                self.attrs["sha256"]
+            except (KeyError, ValueError, TypeError, TabulaError) as err:
+                raise ContactTableError(f"{self.path} has broken attributes ({err})") from None
+            other = self.game.differs_from(game, pieces, rules)
+            if other:
+                raise ContactTableError(f"{self.path} is a table of {self.game.describe()}, "
+                                        f"{other}")
+            ds = f.get("values")
+            if ds is None:
+                raise ContactTableError(f"{self.path} lacks values")
+            self.table = ds[()]
+            if crc32(self.table) != ds.attrs.get("crc32"):
+                raise ContactTableError(f"{self.path}: values are not what was written "
+                                        "(checksum differs): the file is damaged, solve again")
+        if names != list(contact.VALUES):
+            raise ContactTableError(f"{self.path} holds the values {', '.join(names)}, not "
+                                    f"{', '.join(contact.VALUES)}: solve again")
+        self.offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
+        expected = sum(self.game.layer_size(a, b) for a, b in self.game.solved_layers())
+        for a, b, first in layers:
+            self.offsets[layer_id(a, b)] = first
+        if self.table.shape != (expected, len(names)) or \
+                sorted((a, b) for a, b, _ in layers) != sorted(self.game.solved_layers()):
+            raise ContactTableError(f"{self.path}: values are not {expected:,} x "
+                                    f"{len(names)} over the layers of {self.game.describe()}")
+        for k, (low, high) in enumerate(zip(*value_bounds(names))):
+            column = self.table[:, k]
+            if not (column.min() >= low - 1e-6 and column.max() <= high + 1e-6):
+                raise ContactTableError(f"{self.path}: {names[k]} holds values outside "
+                                        f"{low:g}..{high:g}, or not numbers: solve again")
+
+    value_names = contact.VALUES
+
+    @property
+    def layers(self) -> list:
+        return self.game.solved_layers()
+
+    def numbers(self, codes) -> np.ndarray:
+        return _numbers(self.game.layer_of, self.game.rank, self.offsets,
+                        np.asarray(codes, dtype=np.int64))
+
+    def values(self, codes) -> np.ndarray:
+        """float32 (n, 9): the table's values of each code, in value_names order."""
+        return self.table[self.numbers(codes)].astype(np.float32)
+
+    def answer(self, code: int) -> dict:
+        row = self.table[self.numbers([code])[0]]
+        return answer_of(dict(zip(contact.VALUES, map(float, row))))
+
+    def answers(self, codes) -> list[dict]:
+        return [self.answer(code) for code in codes]
+
+    def answer_text(self, code: int) -> str:
+        a = self.answer(code)
+        eq, nd = a["equity"], a["equity_no_double"]
+        return "\n".join([
+            f"{self.game.name} position {json.dumps(self.game.to_json(code))}, the player on "
+            "roll:",
+            f"  cubeless: wins {a['win']:.6f} (gammon {a['win_gammon']:.6f}, backgammon "
+            f"{a['win_backgammon']:.6f}), loses a gammon {a['lose_gammon']:.6f} (backgammon "
+            f"{a['lose_backgammon']:.6f}), equity {eq['cubeless']:+.6f}",
+            f"  cube centred: {a['cube']}; equity {eq['centered']:+.6f} "
+            f"(not doubling now: {nd['centered']:+.6f})",
+            f"  cube centred, Jacoby rule: equity {eq['centered_jacoby']:+.6f} "
+            f"(not doubling now: {nd['centered_jacoby']:+.6f})",
+            f"  cube owned: equity {eq['owned']:+.6f} (not doubling now: {nd['owned']:+.6f})",
+            f"  cube on the other side: equity {eq['unavailable']:+.6f}",
+            "  (equities in points per unit of cube value)"])
+
+    def after_move(self, next_code: int, over: bool, win_points: int) -> dict:
+        """The mover's equities after a move to `next_code` (seen by the opponent, on
+        roll next); win_points (1, 2, 3) if the move won."""
+        if over:
+            return {"cubeless": float(win_points), "centered": float(win_points),
+                    "owned": float(win_points), "unavailable": float(win_points),
+                    "centered_jacoby": 1.0}
+        their = self.answer(next_code)["equity"]
+        return {"cubeless": -their["cubeless"], "centered": -their["centered"],
+                "owned": -their["unavailable"], "unavailable": -their["owned"],
+                "centered_jacoby": -their["centered_jacoby"]}
+
+    def move_answers(self, code: int, moves: list) -> list[dict]:
+        """Each legal move's equities to the mover (game.legal_moves form)."""
+        g = self.game
+        return [{"equity": self.after_move(
+            m["position"], m["over"],
+            int(g.loss_size(np.int64(m["position"]), g.pieces)) if m["over"] else 1)}
+            for m in moves]
+
+    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
+        """Checker play without the cube: each decision's loss in cubeless winning
+        chance, the best move's worth less the chosen one's."""
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        worth = move_worths(next_codes, infos, live, lambda codes: self.values(codes)[:, 0])
+        return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
+
+    def self_play(self, *args, **kwargs):
+        raise ContactTableError(f"{self.path}: self-play from a contact table is not "
+                                "available yet (issue 61, item 6)")
+
+    def verify(self, sample: int | None = None, seed: int | None = None) -> dict:
+        """The values' SHA-256 against the file's, the schema's fields, and the Bellman
+        residual of `sample` positions drawn at random (every position where the table
+        is smaller) against the file's certified residual."""
+        sha256 = arrays_sha256([self.table])
+        missing = missing_fields(self.attrs)
+        rng = np.random.default_rng(seed)
+        n = len(self.table)
+        picked = (np.arange(n) if n <= (sample or SPOT_POSITIONS)
+                  else rng.choice(n, size=sample or SPOT_POSITIONS, replace=False))
+        residual = contact.spot_residual(self.game, self.offsets, self.table, picked)
+        bound = max(float(self.attrs["residual"]), 1e-12) * 1.0001
+        ok = sha256 == self.attrs["sha256"] and not missing and residual <= bound
+        return {"table": str(self.path), "sha256_ok": sha256 == self.attrs["sha256"],
+                "sha256": sha256, "missing_fields": missing, "positions_checked": len(picked),
+                "spot_residual": residual, "certified_residual": self.attrs["residual"],
+                "ok": ok}
+
+    @staticmethod
+    def verify_text(report: dict) -> str:
+        return (f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
+                f"Bellman residual {report['spot_residual']:.2e} on "
+                f"{report['positions_checked']:,} positions (certified "
+                f"{report['certified_residual']:.2e}): {'ok' if report['ok'] else 'FAILED'}")
+
+    def info(self) -> tuple[dict, str]:
+        a = self.attrs
+        answer = {"file": str(self.path), **{k: a[k] for k in (
+            "game", "rules", "pieces", "sha256", "solve_seconds", "sweeps", "tolerance",
+            "residual")}, "values": list(contact.VALUES), "positions": len(self.table)}
+        return answer, "\n".join([
+            f"{self.path}: {a['game']} ({a['rules']}), {a['pieces']} checkers a side, "
+            f"{len(self.table):,} positions, money values with the cube",
+            f"  values {', '.join(contact.VALUES)}",
+            f"  solved {a.get('created')} by tabula {a.get('code_version')} in "
+            f"{a['solve_seconds']:.1f} s, {a['sweeps']} sweeps, residual {a['residual']:.2e} "
+            f"(tolerance {a['tolerance']:g})",
+            f"  sha256 {a['sha256']}"])
