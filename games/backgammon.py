@@ -25,6 +25,7 @@ from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .cube import Cube
 from .features import concat, field, one_hot
+from .gnubg_id import board_of_id, position_id
 from .game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Flag, Game,
                    PositionError, bear_off_successors, check_json_object)
 from .heuristic import TEMPO, logistic
@@ -326,9 +327,17 @@ def to_json(code: int) -> dict:
 
 
 def from_json(obj, pieces: int) -> int:
+    """The code of {"me": [...], "opp": [...]} (to_json's form), or of gnubg's position
+    ID, {"gnubg_id": "4HPwATDgc/ABMA"}; a PositionError saying what is wrong."""
+    if isinstance(obj, dict) and set(obj) == {"gnubg_id"}:
+        on_roll, other = board_of_id(obj["gnubg_id"])
+        obj = {key: [BAR if p == PLACES - 1 else p for p in range(PLACES - 1, 0, -1)
+                     for _ in range(side[p - 1])]
+               for key, side in (("me", on_roll), ("opp", other))}
     check_json_object(obj, ("me", "opp"), "a backgammon position",
                       '{"me": [24, 23, "bar"], "opp": [6, 5]} (each checker in play by its '
-                      "point in its own side's numbering, or \"bar\")")
+                      "point in its own side's numbering, or \"bar\"), or "
+                      '{"gnubg_id": "..."}')
     counts = np.zeros(BOARD, dtype=np.int8)
     for key, first in (("me", 0), ("opp", THEM)):
         places = obj[key]
@@ -349,6 +358,14 @@ def from_json(obj, pieces: int) -> int:
             raise PositionError(f"both sides on one point: the mover's {p}, the "
                                 f"opponent's {BAR - p}")
     return int(code_of_board(counts))
+
+
+def gnubg_id(code: int) -> str:
+    """gnubg's position ID of a position (the player on roll's view)."""
+    board = np.zeros(BOARD, dtype=np.int8)
+    board_of_code(np.int64(code), board)
+    return position_id([int(c) for c in board[1:PLACES]],
+                       [int(c) for c in board[THEM + 1:]])
 
 
 def _start(pieces: int) -> int:

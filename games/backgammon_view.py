@@ -177,13 +177,15 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
         "".join(f"{p:>3}" for p in range(19, 25))
     numbers_bottom = "".join(f"{p:>3}" for p in range(12, 6, -1)) + "  " + \
         "".join(f"{p:>3}" for p in range(6, 0, -1))
+    from .backgammon import gnubg_id
     lines = [numbers_top, top, bottom, numbers_bottom]
     for seat, name in enumerate(SIDES):
         counts = seats[seat]
         lines.append(f"  {name}: bar {int(counts[BAR])}, off "
                      f"{pieces - int(counts[1:].sum())}, "
                      f"{int(sum(p * c for p, c in enumerate(counts)))} pips")
-    return "\n".join(lines) + "\n  (points numbered as white counts them)"
+    return "\n".join(lines) + (f"\n  (points numbered as white counts them; gnubg position "
+                              f"ID {gnubg_id(code)})")
 
 
 def events(code: int, move: dict) -> list[str]:

@@ -159,3 +159,20 @@ def test_gammons_and_backgammons():
     backgammon_ = game.from_json({"me": [1], "opp": [12, 12, 20]}, 3)
     on_bar = game.from_json({"me": [1], "opp": [12, 12, "bar"]}, 3)
     assert [game.win_size(c) for c in (single, gammon, backgammon_, on_bar)] == [1, 2, 3, 3]
+
+
+def test_position_ids_equal_gnubgs():
+    gnubg = pytest.importorskip("gnubg")
+    from tabula.games.gnubg_id import board_of_id, position_id
+    me, opp = start_state(15)
+    assert position_id(list(me[1:]), list(opp[1:])) == "4HPwATDgc/ABMA"
+    for me, opp in states(15, 100, seed=3) + states(3, 100, seed=4):
+        text = position_id(list(me[1:]), list(opp[1:]))
+        assert text == gnubg.positionid(gnubg_board(me, opp))
+        assert board_of_id(text) == (list(me[1:]), list(opp[1:]))
+    game = get_game("backgammon", 3)
+    for code in [game.start, game.from_json({"me": ["bar", 6, 5], "opp": [21, 1]}, 3)]:
+        assert game.from_json({"gnubg_id": backgammon.gnubg_id(code)}, 3) == code
+    for bad in ("4HPwATDgc/ABM", "4HPwATDgc/AB!A", 12):
+        with pytest.raises(PositionError):
+            game.from_json({"gnubg_id": bad}, 3)
