@@ -35,6 +35,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
+from tabula.infra.errors import TabulaError  # noqa: E402
 
 MAKEHYPER = "/usr/games/makehyper"
 QUANTITIES = ("owned", "centered", "centered_jacoby", "unavailable")   # the file's order
@@ -131,6 +132,10 @@ def main():
     parser.add_argument("--makehyper-iterations", type=int, default=2,
                         help="iterations of makehyper for 3 checkers (default 2)")
     args = parser.parse_args()
+    if not Path(MAKEHYPER).exists():
+        raise TabulaError(f"no {MAKEHYPER}: install Debian's gnubg package (make test does)")
+    if not set(args.checkers) <= {1, 2, 3} or args.makehyper_iterations < 1:
+        raise TabulaError("--checkers takes 1, 2 and 3; --makehyper-iterations at least 1")
     rows, comparisons = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
