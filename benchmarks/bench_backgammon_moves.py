@@ -103,11 +103,12 @@ def _mover(state) -> int:
 def tabula_all_rolls(boards):
     out = np.empty((MAX_BOARDS, BOARD), dtype=np.int8)
     room = np.empty((3, MAX_BOARDS, BOARD), dtype=np.int8)
+    keys = np.empty((4, MAX_BOARDS), dtype=np.int64)
     total = 0
     for i in range(len(boards)):
         for high in range(1, 7):
             for low in range(1, high + 1):
-                total += plays(boards[i], high, low, out, room)
+                total += plays(boards[i], high, low, out, room, keys)
     return total
 
 

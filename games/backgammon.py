@@ -126,7 +126,8 @@ def moves(code, throw, out_codes, out_info):
     board = np.zeros(BOARD, dtype=np.int8)
     board_of_code(code, board)
     room = np.empty((4, SCRATCH, BOARD), dtype=np.int8)   # the plays, then room to work
-    n = plays(board, throw // 10, throw % 10, room[0], room[1:])
+    keys = np.empty((4, SCRATCH), dtype=np.int64)
+    n = plays(board, throw // 10, throw % 10, room[0], room[1:], keys)
     for i in range(n):
         after = room[0, i]
         out_info[i] = _label(board, after)

@@ -24,18 +24,26 @@ BOARD = 2 * PLACES
 THEM = PLACES        # the opponent's counts start here
 MAX_BOARDS = 4096    # boards kept at one step of a roll's play with 15 checkers
 
-_HASH_WEIGHTS = np.random.default_rng(20261205).integers(1, 2**62, size=(BOARD, 16))
+# the key of a board: the XOR of one random word per place and count (none for a count
+# of 0), so that a checker's step changes it by a few words
+_HASH_WEIGHTS = np.random.default_rng(20261205).integers(1, 2**62, size=(BOARD, 17))
+_HASH_WEIGHTS[:, 0] = 0
 
 
 @njit(cache=True)
-def _hash(board):
-    """A 64-bit key of a board (equal boards, equal keys; the plays compare boards
-    with equal keys in full, so a collision costs time, never a wrong answer)."""
+def board_key(board):
+    """A 64-bit key of a board (equal boards, equal keys; the plays compare boards with
+    equal keys in full, so a collision costs time, never a wrong answer)."""
     key = 0
     for i in range(BOARD):
-        if board[i]:
-            key ^= _HASH_WEIGHTS[i, board[i]]
+        key ^= _HASH_WEIGHTS[i, board[i]]
     return key
+
+
+@njit(cache=True)
+def _count_change(key, board, i, step):
+    """The key after board[i] changes by `step` (the board itself is not changed)."""
+    return key ^ _HASH_WEIGHTS[i, board[i]] ^ _HASH_WEIGHTS[i, board[i] + step]
 
 
 @njit(cache=True)
@@ -48,11 +56,11 @@ def all_home(board):
 
 
 @njit(cache=True)
-def play_die(board, d, out, n):
-    """Append to out[n:] the boards after moving one checker `d` pips (entering from
-    the bar first; hitting a lone opposing checker; bearing off from the point d, or
-    from a lower one when none stands higher, once all checkers are home); return the
-    new count."""
+def play_die(board, key, d, out, out_keys, n):
+    """Append to out[n:] (and their keys to out_keys) the boards after moving one
+    checker `d` pips (entering from the bar first; hitting a lone opposing checker;
+    bearing off from the point d, or from a lower one when none stands higher, once all
+    checkers are home); return the new count. `key` is the board's key."""
     if board[BAR]:
         first, last = BAR, BAR
     else:
@@ -71,17 +79,22 @@ def play_die(board, d, out, n):
             them = THEM + 25 - to       # the opponent's count on the target point
             if board[them] >= 2:
                 continue
+            moved = _count_change(_count_change(key, board, p, -1), board, to, 1)
             out[n, :] = board
             out[n, p] -= 1
             out[n, to] += 1
             if board[them] == 1:
+                moved = _count_change(_count_change(moved, board, them, -1), board,
+                                      THEM + BAR, 1)
                 out[n, them] = 0
                 out[n, THEM + BAR] += 1
+            out_keys[n] = moved
             n += 1
         elif home and (to == 0 or p == highest):
             out[n, :] = board
             out[n, p] -= 1
             out[n, OFF] += 1
+            out_keys[n] = _count_change(_count_change(key, board, p, -1), board, OFF, 1)
             n += 1
     return n
 
@@ -95,83 +108,89 @@ def _same(a, b):
 
 
 @njit(cache=True)
-def distinct(boards, n):
-    """Keep each distinct board of boards[:n] once (in place, in order); return the new
-    count. Boards are compared by key first, in full where keys are equal."""
-    keys = np.empty(n, dtype=np.int64)
+def distinct(boards, keys, n):
+    """Keep each distinct board of boards[:n] once (in place, in order, their keys with
+    them); return the new count. Boards are compared by key first, in full where keys
+    are equal."""
     m = 0
     for i in range(n):
-        key = _hash(boards[i])
         duplicate = False
         for t in range(m):
-            if keys[t] == key and _same(boards[t], boards[i]):
+            if keys[t] == keys[i] and _same(boards[t], boards[i]):
                 duplicate = True
                 break
         if not duplicate:
             if m != i:
                 boards[m, :] = boards[i]
-            keys[m] = key
+                keys[m] = keys[i]
             m += 1
     return m
 
 
 @njit(cache=True)
-def _sources(board):
-    """How many places the mover's checkers stand on (a die moves one of them)."""
+def _in_play(board):
+    """The mover's checkers on the board (a die moves one from at most so many places)."""
     n = 0
     for p in range(1, PLACES):
-        if board[p]:
-            n += 1
+        n += board[p]
     return n
 
 
 @njit(cache=True)
-def _play_in_order(board, dice, out, n, frontier, following):
+def _play_in_order(board, key, dice, out, out_keys, n, work, keys):
     """The boards after playing `dice` in this order as far as they go: writes those
-    that played the most dice to out[n:]; returns (new count, dice played). frontier
-    and following are room for the boards of one step."""
-    capacity = len(frontier)
+    that played the most dice to out[n:] (their keys to out_keys); returns (new count,
+    dice played). work[0], work[1] (keys[0], keys[1]) hold the boards of one step."""
+    capacity = work.shape[1]
+    frontier, following = work[0], work[1]
+    frontier_keys, following_keys = keys[0], keys[1]
     frontier[0, :] = board
+    frontier_keys[0] = key
     size = 1
     played = 0
+    sources = min(_in_play(board), PLACES - 1)
     for d in dice:
         m = 0
         for i in range(size):
-            if m + _sources(frontier[i]) > capacity:
+            if m + sources > capacity:
                 raise ValueError("too many boards for the room given to a roll's plays")
-            m = play_die(frontier[i], d, following, m)
+            m = play_die(frontier[i], frontier_keys[i], d, following, following_keys, m)
         if m == 0:
             break
-        size = distinct(following, m)
+        size = distinct(following, following_keys, m)
         frontier, following = following, frontier
+        frontier_keys, following_keys = following_keys, frontier_keys
         played += 1
     if played == 0:
         return n, 0
     if n + size > len(out):
         raise ValueError("too many boards for the room given to a roll's plays")
     out[n:n + size, :] = frontier[:size]
+    out_keys[n:n + size] = frontier_keys[:size]
     return n + size, played
 
 
 @njit(cache=True)
-def plays(board, high, low, out, work):
+def plays(board, high, low, out, work, keys):
     """Every distinct board the roll high-low (high >= low) leads to, written to out
     (rows of BOARD counts); returns their count, 0 when no die can be played (the side
-    passes). work: room for three steps' boards, (3, rows, BOARD) (MAX_BOARDS rows are
-    enough for 15 checkers; the caller allocates it once for many rolls)."""
+    passes). work, keys: room to work in (`workspace`: MAX_BOARDS rows are enough for
+    15 checkers; the caller makes it once for many rolls)."""
+    key = board_key(board)
+    out_keys, scratch, scratch_keys = keys[2], work[2], keys[3]
     if high == low:
         dice = np.empty(4, dtype=np.int64)
         dice[:] = high
-        n, _ = _play_in_order(board, dice, out, 0, work[0], work[1])
+        n, _ = _play_in_order(board, key, dice, out, out_keys, 0, work, keys)
         return n
     dice = np.empty(2, dtype=np.int64)
     dice[0] = high
     dice[1] = low
-    n_high, played_high = _play_in_order(board, dice, out, 0, work[0], work[1])
-    scratch = work[2]
+    n_high, played_high = _play_in_order(board, key, dice, out, out_keys, 0, work, keys)
     dice[0] = low
     dice[1] = high
-    n_low, played_low = _play_in_order(board, dice, scratch, 0, work[0], work[1])
+    n_low, played_low = _play_in_order(board, key, dice, scratch, scratch_keys, 0, work,
+                                       keys)
     if played_low == 2 and played_high < 2:
         out[:n_low, :] = scratch[:n_low]      # only low first plays both dice
         return n_low
@@ -179,16 +198,17 @@ def plays(board, high, low, out, work):
         if n_high + n_low > len(out):
             raise ValueError("too many boards for the room given to a roll's plays")
         out[n_high:n_high + n_low, :] = scratch[:n_low]
-        return distinct(out, n_high + n_low)
+        out_keys[n_high:n_high + n_low] = scratch_keys[:n_low]
+        return distinct(out, out_keys, n_high + n_low)
     if played_high >= 1:                      # one die only: the higher where it can
         return n_high
     out[:n_low, :] = scratch[:n_low]
     return n_low
 
 
-def workspace(rows: int = MAX_BOARDS) -> np.ndarray:
-    """Room for `plays` to work in."""
-    return np.empty((3, rows, BOARD), dtype=np.int8)
+def workspace(rows: int = MAX_BOARDS) -> tuple:
+    """Room for `plays` to work in: (boards, keys)."""
+    return np.empty((3, rows, BOARD), dtype=np.int8), np.empty((4, rows), dtype=np.int64)
 
 
 def board_of(me: list, them: list) -> np.ndarray:

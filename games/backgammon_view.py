@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, play_die
+from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, board_key, play_die
 from .game import RULES_DOCS, PositionError, Presentation
 
 SIDES = ("white", "black")
@@ -31,9 +31,11 @@ def checker_steps(board: np.ndarray, after: np.ndarray, throw: int) -> list[tupl
     orders = [[high] * 4] if high == low else [[high, low], [low, high]]
     target = np.concatenate([after[1:PLACES], after[THEM + 1:]]).tobytes()
     scratch = np.empty((PLACES, BOARD), dtype=np.int8)
+    scratch_keys = np.empty(PLACES, dtype=np.int64)
 
     def search(current, dice):
-        n = play_die(current, dice[0], scratch, 0) if dice else 0
+        n = play_die(current, board_key(current), dice[0], scratch, scratch_keys, 0) \
+            if dice else 0
         if n == 0:     # the dice are played, or the rest cannot be
             same = np.concatenate([current[1:PLACES], current[THEM + 1:]]).tobytes() == target
             return [] if same else None

@@ -83,7 +83,7 @@ def tabula_plays(me, opp, high, low):
     """The compiled generator's plays, as reference states."""
     board = np.array(list(me) + list(opp), dtype=np.int8)
     out = np.empty((MAX_BOARDS, BOARD), dtype=np.int8)
-    n = plays(board, high, low, out, workspace())
+    n = plays(board, high, low, out, *workspace())
     return {(tuple(int(c) for c in b[:PLACES]), tuple(int(c) for c in b[THEM:]))
             for b in out[:n]}
 
