@@ -47,30 +47,18 @@ def _count_change(key, board, i, step):
 
 
 @njit(cache=True)
-def all_home(board):
-    """Whether every checker of the mover still in play stands on its home board."""
-    for p in range(HOME + 1, PLACES):
-        if board[p]:
-            return False
-    return True
-
-
-@njit(cache=True)
 def play_die(board, key, d, out, out_keys, n):
     """Append to out[n:] (and their keys to out_keys) the boards after moving one
     checker `d` pips (entering from the bar first; hitting a lone opposing checker;
     bearing off from the point d, or from a lower one when none stands higher, once all
     checkers are home); return the new count. `key` is the board's key."""
-    if board[BAR]:
-        first, last = BAR, BAR
-    else:
-        first, last = 24, 1
-    home = all_home(board)
-    highest = 0
+    highest = 0                     # the mover's highest point with a checker
     for p in range(24, 0, -1):
         if board[p]:
             highest = p
             break
+    home = board[BAR] == 0 and highest <= HOME
+    first, last = (BAR, BAR) if board[BAR] else (highest, 1)
     for p in range(first, last - 1, -1):
         if board[p] == 0:
             continue
