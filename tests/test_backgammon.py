@@ -76,7 +76,7 @@ def test_plays_equal_gnubg_on_a_sample(checkers):
 @pytest.mark.slow
 @pytest.mark.parametrize("checkers", [1, 2, 3, 15])
 def test_plays_equal_gnubg_on_thousands(checkers):
-    _gnubg_sample(checkers, 600 if checkers == 15 else 3000, seed=100 + checkers)
+    _gnubg_sample(checkers, 400 if checkers == 15 else 2000, seed=100 + checkers)
 
 
 @pytest.mark.parametrize("checkers", [1, 2])
@@ -95,8 +95,9 @@ def test_three_checker_counts_equal_makehyper():
 
 def test_notation_is_gnubgs():
     """Every play from positions of the standard game met in random play, in notation:
-    the same checkers' paths as gnubg writes them; the same text on all but a few (2.5%
-    of this sample) where two checkers reach a point by different ways or hit on the way
+    the same checkers' paths as gnubg writes them; the same text on all but a few (4% of
+    this sample's 3,868 plays) where two checkers reach a point by different ways or hit
+    on the way
     (gnubg writes both by the way of the one that hit: '13/11*/9(2)' for
     '13/11*/9 13/9')."""
     gnubg = pytest.importorskip("gnubg")
@@ -109,7 +110,7 @@ def test_notation_is_gnubgs():
             out += [(points[0], points[-1])] * count
         return sorted(out)
     same = total = 0
-    for me, opp in states(15, 40, seed=7):
+    for me, opp in states(15, 4, seed=7):
         board = gnubg_board(me, opp)
         for high, low in ROLLS:
             for move in gnubg.findbestmoves(board, gnubg.cubeinfo(), gnubg.evalcontext(),
@@ -127,6 +128,7 @@ def test_notation_is_gnubgs():
                 assert paths(ours) == paths(theirs), (ours, theirs)
                 same += ours == theirs
                 total += 1
+    print(f"notation: {same} of {total} plays written as gnubg writes them")
     assert same >= 0.95 * total
 
 
