@@ -32,6 +32,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games.game import N_LAYER_IDS, OVER, layer_id
+from tabula.infra.batch import per_code, unrank_many
 from tabula.infra.progress import Progress
 
 from .two_sided import cube_equity
@@ -54,17 +55,10 @@ def numbering(game):
     parts, first = [], 0
     for a, b in layers:
         offsets[layer_id(a, b)] = first
-        parts.append(_unrank_layer(game.unrank, layer_id(a, b), game.layer_size(a, b)))
+        size = game.layer_size(a, b)
+        parts.append(unrank_many(game.unrank, np.full(size, layer_id(a, b)), np.arange(size)))
         first += game.layer_size(a, b)
     return np.concatenate(parts), offsets
-
-
-@njit(parallel=True, cache=True)
-def _unrank_layer(unrank, layer, size):
-    codes = np.empty(size, dtype=np.int64)
-    for r in prange(size):
-        codes[r] = unrank(layer, r)
-    return codes
 
 
 @njit(parallel=True, cache=True)
@@ -102,6 +96,19 @@ def _pack_chunk(counts, slots, firsts, targets):
         for t in range(n_throws):
             targets[s:s + counts[i, t]] = slots[i, t, :counts[i, t]]
             s += counts[i, t]
+
+
+@njit(parallel=True, cache=True)
+def _numbers(layer_of, rank, offsets, codes):
+    out = np.empty(len(codes), dtype=np.int64)
+    for n in prange(len(codes)):
+        out[n] = offsets[layer_of(codes[n])] + rank(codes[n])
+    return out
+
+
+def numbers_of(game, offsets, codes) -> np.ndarray:
+    """The number of each position (see numbering)."""
+    return _numbers(game.layer_of, game.rank, offsets, np.asarray(codes, dtype=np.int64))
 
 
 def table_moves(game, codes, offsets, chunk: int = 1 << 16, per_roll: int = 6):
@@ -204,23 +211,6 @@ def _sweep(order, firsts, counts, targets, probs, values, write, mirrors):
     return changes.max()
 
 
-@njit(parallel=True, cache=True)
-def _progress_all(progress, codes):
-    out = np.empty(len(codes), dtype=np.int64)
-    for i in prange(len(codes)):
-        out[i] = progress(codes[i])
-    return out
-
-
-@njit(parallel=True, cache=True)
-def _mirror_numbers(mirror, layer_of, rank, codes, offsets):
-    out = np.empty(len(codes), dtype=np.int64)
-    for i in prange(len(codes)):
-        m = mirror(codes[i])
-        out[i] = offsets[layer_of(m)] + rank(m)
-    return out
-
-
 def _extrapolate(values, previous, changes):
     """Jump towards the fixed point along the last sweep's step: where one slow mode is
     left, each sweep shrinks the error by about rho (the decay of the largest change),
@@ -239,12 +229,12 @@ def solve_values(game, tol: float = 1e-9, quiet: bool = False,
     compares the two), not by the rules."""
     started = time.perf_counter()
     codes, offsets = numbering(game)
-    mirrors = _mirror_numbers(game.mirror, game.layer_of, game.rank, codes, offsets)
+    mirrors = numbers_of(game, offsets, per_code(game.mirror, codes))
     # the most advanced positions first, so that a sweep meets most successors already
     # updated (every move but a hit adds progress); of equal progress, those with the
     # same opponent side one after the other: their moves lead into one block of
     # positions (the rank orders a layer by the mover's side first)
-    order = np.lexsort((mirrors, -_progress_all(game.progress, codes)))
+    order = np.lexsort((mirrors, -per_code(game.progress, codes)))
     firsts, counts, targets = table_moves(game, codes[order], offsets)
     tabled = time.perf_counter()
     if not blocked_as_makehyper:

@@ -14,16 +14,14 @@ from pathlib import Path
 
 import h5py
 import numpy as np
-from numba import njit, prange
 
-from tabula.games import get_game
 from tabula.games.game import N_LAYER_IDS, layer_id, move_worths
-from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 
 from . import contact
-from .race_table import RaceTableError, answer_of, arrays_sha256, crc32, value_bounds
+from .race_table import (RaceTableError, answer_of, arrays_sha256, crc32, read_dataset,
+                         read_header, value_bounds)
 
 FORMAT = "tabula-contact-table"
 FORMAT_VERSION = 1
@@ -32,14 +30,6 @@ SPOT_POSITIONS = 256    # positions whose Bellman residual is measured on verify
 
 class ContactTableError(RaceTableError):
     """A contact table that is missing, unreadable, damaged or made for another game."""
-
-
-@njit(parallel=True, cache=True)
-def _numbers(layer_of, rank, offsets, codes):
-    out = np.empty(len(codes), dtype=np.int64)
-    for n in prange(len(codes)):
-        out[n] = offsets[layer_of(codes[n])] + rank(codes[n])
-    return out
 
 
 def solve_contact(game, out, threads=None, quiet=False, tol: float = 1e-9) -> dict:
@@ -81,25 +71,13 @@ class ContactTable:
         self.path = Path(path)
         with open_checked(self.path, FORMAT, ContactTableError, "table file",
                           "a tabula contact table") as (f, self.attrs):
+            self.game, names = read_header(self.path, self.attrs, ContactTableError, game,
+                                           pieces, rules)
             try:
-                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
-                                     str(self.attrs["rules"]))
-                names = json.loads(self.attrs["values"])
                 layers = json.loads(self.attrs["layers"])
-                self.attrs["sha256"]
-            except (KeyError, ValueError, TypeError, TabulaError) as err:
+            except (KeyError, ValueError, TypeError) as err:
                 raise ContactTableError(f"{self.path} has broken attributes ({err})") from None
-            other = self.game.differs_from(game, pieces, rules)
-            if other:
-                raise ContactTableError(f"{self.path} is a table of {self.game.describe()}, "
-                                        f"{other}")
-            ds = f.get("values")
-            if ds is None:
-                raise ContactTableError(f"{self.path} lacks values")
-            self.table = ds[()]
-            if crc32(self.table) != ds.attrs.get("crc32"):
-                raise ContactTableError(f"{self.path}: values are not what was written "
-                                        "(checksum differs): the file is damaged, solve again")
+            self.table = read_dataset(f, self.path, "values", ContactTableError)
         if names != list(contact.VALUES):
             raise ContactTableError(f"{self.path} holds the values {', '.join(names)}, not "
                                     f"{', '.join(contact.VALUES)}: solve again")
@@ -124,8 +102,7 @@ class ContactTable:
         return self.game.solved_layers()
 
     def numbers(self, codes) -> np.ndarray:
-        return _numbers(self.game.layer_of, self.game.rank, self.offsets,
-                        np.asarray(codes, dtype=np.int64))
+        return contact.numbers_of(self.game, self.offsets, codes)
 
     def values(self, codes) -> np.ndarray:
         """float32 (n, 9): the table's values of each code, in value_names order."""

@@ -116,6 +116,33 @@ def _side_pairs(side_index, side_bits, codes):
     return out
 
 
+def read_header(path, attrs: dict, error, game=None, pieces=None, rules=None) -> tuple:
+    """(the game, the value names) a money table's attributes name, checked against the
+    game, pieces and rules asked for (None: any); `error` says what is wrong."""
+    try:
+        found = get_game(attrs["game"], int(attrs["pieces"]), str(attrs["rules"]))
+        names = json.loads(attrs["values"])
+        attrs["sha256"]
+    except (KeyError, ValueError, TypeError, TabulaError) as err:
+        raise error(f"{path} has broken attributes ({err})") from None
+    other = found.differs_from(game, pieces, rules)
+    if other:
+        raise error(f"{path} is a table of {found.describe()}, {other}")
+    return found, names
+
+
+def read_dataset(f, path, name: str, error) -> np.ndarray:
+    """The dataset `name` of an open table file, its CRC-32 checked."""
+    ds = f.get(name)
+    if ds is None:
+        raise error(f"{path} lacks {name}")
+    array = ds[()]
+    if crc32(array) != ds.attrs.get("crc32"):
+        raise error(f"{path}: {name} is not what was written (checksum differs): the file "
+                    "is damaged, solve again")
+    return array
+
+
 class RaceTable:
     """A solved race table, read into memory and checked: the race kind of solution
     (solver/solution.py lists what every kind answers)."""
@@ -125,19 +152,11 @@ class RaceTable:
         self.path = Path(path)
         with open_checked(self.path, FORMAT, RaceTableError, "table file",
                           "a tabula race table") as (f, self.attrs):
-            try:
-                self.game = get_game(self.attrs["game"], int(self.attrs["pieces"]),
-                                     str(self.attrs["rules"]))
-                names = json.loads(self.attrs["values"])
-                self.attrs["sha256"]
-            except (KeyError, ValueError, TypeError, TabulaError) as err:
-                raise RaceTableError(f"{self.path} has broken attributes ({err})") from None
-            other = self.game.differs_from(game, pieces, rules)
-            if other:
-                raise RaceTableError(f"{self.path} is a table of {self.game.describe()}, "
-                                     f"{other}")
-            self.arrays = {name: self._read(f, f"values/{name}") for name in names}
-            self.rolls = self._read(f, "rolls")
+            self.game, names = read_header(self.path, self.attrs, RaceTableError, game,
+                                           pieces, rules)
+            self.arrays = {name: read_dataset(f, self.path, f"values/{name}", RaceTableError)
+                           for name in names}
+            self.rolls = read_dataset(f, self.path, "rolls", RaceTableError)
         n = self.game.race.n_sides(self.game.pieces)
         if any(v.shape != (n, n) for v in self.arrays.values()):
             raise RaceTableError(f"{self.path}: values are not {n} x {n} (the sides of "
@@ -161,16 +180,6 @@ class RaceTable:
         if self.rolls.size and not (self.rolls.min() >= -1e-9 and self.rolls.max() <= 1 + 1e-9):
             raise RaceTableError(f"{self.path}: rolls holds values that are not chances "
                                  "(outside 0..1, or not numbers): solve again")
-
-    def _read(self, f, name):
-        ds = f.get(name)
-        if ds is None:
-            raise RaceTableError(f"{self.path} lacks {name}")
-        array = ds[()]
-        if crc32(array) != ds.attrs.get("crc32"):
-            raise RaceTableError(f"{self.path}: {name} is not what was written (checksum "
-                                 "differs): the file is damaged, solve again")
-        return array
 
     @property
     def value_names(self) -> tuple:
