@@ -194,7 +194,8 @@ class ContactTable:
             "game", "rules", "pieces", "sha256", "solve_seconds", "sweeps", "tolerance",
             "residual")}, "values": list(contact.VALUES), "positions": len(self.table)}
         return answer, "\n".join([
-            f"{self.path}: {a['game']} ({a['rules']}), {a['pieces']} checkers a side, "
+            f"{self.path}: {a['game']} ({a['rules']}), {a['pieces']} checker"
+            f"{'s' if a['pieces'] > 1 else ''} a side, "
             f"{len(self.table):,} positions, money values with the cube",
             f"  values {', '.join(contact.VALUES)}",
             f"  solved {a.get('created')} by tabula {a.get('code_version')} in "

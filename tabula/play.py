@@ -53,7 +53,9 @@ def opening(session) -> str:
     first = f"{game.presentation.sides[0]} throws first"
     rules = "" if game.rules == rule_sets(game.name)[0] else f" ({game.rules} rules)"
     money = ", money play with the doubling cube" if session.cube is not None else ""
-    variant = f"{game.name}{rules} with {game.pieces} {pieces_word(game.name)} a side{money}"
+    word = pieces_word(game.name)
+    word = word[:-1] if game.pieces == 1 else word     # "1 checker", "3 checkers"
+    variant = f"{game.name}{rules} with {game.pieces} {word} a side{money}"
     if len(session.humans) == 2:
         return (f"{variant}: two people at one screen, "
                 f"{game.presentation.sides[0]} against {game.presentation.sides[1]}; {first}.")
