@@ -230,11 +230,10 @@ def solve_values(game, tol: float = 1e-9, quiet: bool = False,
     started = time.perf_counter()
     codes, offsets = numbering(game)
     mirrors = numbers_of(game, offsets, per_code(game.mirror, codes))
-    # the most advanced positions first, so that a sweep meets most successors already
-    # updated (every move but a hit adds progress); of equal progress, those with the
-    # same opponent side one after the other: their moves lead into one block of
-    # positions (the rank orders a layer by the mover's side first)
-    order = np.lexsort((mirrors, -per_code(game.progress, codes)))
+    # positions with the same opponent side one after the other: their moves lead into
+    # one block of positions (the rank orders a layer by the mover's side first), so
+    # the values a sweep reads stay in the cache
+    order = np.argsort(mirrors, kind="stable")
     firsts, counts, targets = table_moves(game, codes[order], offsets)
     tabled = time.perf_counter()
     if not blocked_as_makehyper:
