@@ -361,10 +361,16 @@ def from_json(obj, pieces: int) -> int:
     return int(code_of_board(counts))
 
 
-def gnubg_id(code: int) -> str:
-    """gnubg's position ID of a position (the player on roll's view)."""
+def board_of(code: int) -> np.ndarray:
+    """The board (games/backgammon_rules.py) of a position, seen by the player on roll."""
     board = np.zeros(BOARD, dtype=np.int8)
     board_of_code(np.int64(code), board)
+    return board
+
+
+def gnubg_id(code: int) -> str:
+    """gnubg's position ID of a position (the player on roll's view)."""
+    board = board_of(code)
     return position_id([int(c) for c in board[1:PLACES]],
                        [int(c) for c in board[THEM + 1:]])
 

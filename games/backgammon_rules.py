@@ -1,15 +1,15 @@
 """The full rules of backgammon's checker play on a board (docs/rules/backgammon.md), for
 any number of checkers a side: the plays of a roll as distinct resulting boards.
 
-A board is one int64 array of 2 * PLACES counts, seen by the side on roll: entries
+A board is one int8 array of 2 * PLACES counts, seen by the side on roll: entries
 0..25 are its own checkers (0: borne off, 1..24: its points, 25: the bar), entries
 26..51 the opponent's in the opponent's own numbering (its point q is the mover's
 point 25 - q). A side moves from its 24-point down to its 1-point and bears off from
 its home board, points 1..6.
 
-`plays(board, high, low, out)` writes every distinct board a roll can lead to: as many
-dice as can be played are played, the higher of two when only one can be, a double
-four times. It expands the boards one die at a time (both orders of two different
+`plays(board, high, low, out, work, keys)` writes every distinct board a roll can lead
+to: as many dice as can be played are played, the higher of two when only one can be,
+a double four times. It expands the boards one die at a time (both orders of two different
 dice), keeping each distinct board once at every step, so the work stays small even
 for 15 checkers and a double.
 """

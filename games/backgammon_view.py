@@ -8,18 +8,12 @@ from functools import partial
 
 import numpy as np
 
+from .backgammon import board_of, gnubg_id
 from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, board_key, play_die
 from .game import RULES_DOCS, PositionError, Presentation
 
 SIDES = ("white", "black")
 SQUARE_NAMES = {OFF: "off", BAR: "bar"}
-
-
-def board_of(code: int) -> np.ndarray:
-    from .backgammon import board_of_code
-    board = np.zeros(BOARD, dtype=np.int8)
-    board_of_code(np.int64(code), board)
-    return board
 
 
 def checker_steps(board: np.ndarray, after: np.ndarray, throw: int) -> list[tuple]:
@@ -179,7 +173,6 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
         "".join(f"{p:>3}" for p in range(19, 25))
     numbers_bottom = "".join(f"{p:>3}" for p in range(12, 6, -1)) + "  " + \
         "".join(f"{p:>3}" for p in range(6, 0, -1))
-    from .backgammon import gnubg_id
     lines = [numbers_top, top, bottom, numbers_bottom]
     for seat, name in enumerate(SIDES):
         counts = seats[seat]

@@ -118,6 +118,21 @@ class TableAttributes(Variant):
     start_value: Annotated[float, Field(ge=0, le=1)] | None = None
 
 
+class ContactTableAttributes(Variant):
+    """A contact table's HDF5 attributes (solver/contact_table.py): what it holds and
+    what its solve certified."""
+    values: Annotated[list[Name], BeforeValidator(_json_text), Field(max_length=64)]
+    layers: Annotated[list[tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)],
+                                 Annotated[int, Field(ge=0)]]],
+                      BeforeValidator(_json_text), Field(max_length=256)]
+    sha256: Sha256
+    machine: Annotated[dict, BeforeValidator(_json_text)] = {}
+    solve_seconds: Annotated[float, Field(ge=0)]
+    sweeps: Annotated[int, Field(ge=0)]
+    tolerance: Annotated[float, Field(ge=0)]
+    residual: Annotated[float, Field(ge=0)]
+
+
 class DecisionSetAttributes(Variant):
     """A decision set's HDF5 attributes (datagen/decision_set.py): the kinds' names in
     the order of their bits, and the checksum of the header and the arrays."""

@@ -39,7 +39,6 @@ from .two_sided import cube_equity
 
 VALUES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon",
           "centered", "owned", "unavailable", "centered_jacoby")
-CUBELESS = 5
 CENTERED, OWNED, UNAVAILABLE, JACOBY = 5, 6, 7, 8
 MAX_SWEEPS = 10_000
 TIE = 1e-12          # cubeless equities closer than this are equal
@@ -57,8 +56,14 @@ def numbering(game):
         offsets[layer_id(a, b)] = first
         size = game.layer_size(a, b)
         parts.append(unrank_many(game.unrank, np.full(size, layer_id(a, b)), np.arange(size)))
-        first += game.layer_size(a, b)
+        first += size
     return np.concatenate(parts), offsets
+
+
+@njit(cache=True)
+def _number(layer_of, rank, offsets, code):
+    """A position's number: its layer's first number and its rank in the layer."""
+    return offsets[layer_of(code)] + rank(code)
 
 
 @njit(parallel=True, cache=True)
@@ -84,7 +89,7 @@ def _table_chunk(moves, mirror, layer_of, rank, loss_size, pieces, codes, offset
                 if out_info[j] & over:
                     slots[i, t, j] = -loss_size(after, pieces)
                 else:
-                    slots[i, t, j] = offsets[layer_of(after)] + rank(after)
+                    slots[i, t, j] = _number(layer_of, rank, offsets, after)
 
 
 @njit(parallel=True, cache=True)
@@ -102,7 +107,7 @@ def _pack_chunk(counts, slots, firsts, targets):
 def _numbers(layer_of, rank, offsets, codes):
     out = np.empty(len(codes), dtype=np.int64)
     for n in prange(len(codes)):
-        out[n] = offsets[layer_of(codes[n])] + rank(codes[n])
+        out[n] = _number(layer_of, rank, offsets, codes[n])
     return out
 
 
@@ -138,15 +143,15 @@ def table_moves(game, codes, offsets, chunk: int = 1 << 16, per_roll: int = 6):
 
 
 @njit(cache=True)
-def _backup(i, firsts, counts, targets, probs, values, out, passed):
+def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
     """out = the values of the position whose moves are row i of the table (firsts,
-    counts, targets), from its successors' (the Bellman operator).
+    counts, targets), from its successors' (the Bellman operator); best: room for
+    one roll's best values (9).
     passed: -1, or the number of position i's mirror to read a blocked roll as
     makehyper does (each value of the opponent's same cube state, negated, with no
     double of theirs), for the comparison with it alone."""
     n_throws = len(probs)
     out[:] = 0.0
-    best = np.empty(9)
     end = firsts[i]
     for t in range(n_throws):
         begin, end = end, end + counts[i, t]
@@ -198,10 +203,11 @@ def _sweep(order, firsts, counts, targets, probs, values, write, mirrors):
     changes = np.zeros(n_chunks)
     for c in prange(n_chunks):
         out = np.empty(9)
+        best = np.empty(9)
         largest = 0.0
         for j in range(c * chunk, min(n, (c + 1) * chunk)):
             i = order[j]
-            _backup(j, firsts, counts, targets, probs, values, out,
+            _backup(j, firsts, counts, targets, probs, values, out, best,
                     mirrors[i] if len(mirrors) else -1)
             for q in range(9):
                 largest = max(largest, abs(out[q] - values[i, q]))
@@ -276,9 +282,9 @@ def spot_residual(game, offsets, values, numbers) -> float:
     """max |T(V) - V| over the positions numbered `numbers` of a solved table."""
     codes = codes_of(game, offsets, numbers)
     firsts, counts, targets = table_moves(game, codes, offsets)
-    out = np.empty(len(VALUES))
+    out, best = np.empty(len(VALUES)), np.empty(len(VALUES))
     worst = 0.0
     for j, number in enumerate(numbers):
-        _backup(j, firsts, counts, targets, game.probs, values, out, -1)
+        _backup(j, firsts, counts, targets, game.probs, values, out, best, -1)
         worst = max(worst, float(np.abs(out - values[number]).max()))
     return worst

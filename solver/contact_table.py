@@ -9,19 +9,21 @@ File layout:
 """
 import json
 import os
+from itertools import accumulate
 import time
 from pathlib import Path
 
 import h5py
 import numpy as np
 
-from tabula.games.game import N_LAYER_IDS, layer_id, move_worths
+from tabula.games.game import N_LAYER_IDS, layer_id
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
+from tabula.infra.schemas import ContactTableAttributes, check
 
 from . import contact
-from .race_table import (RaceTableError, answer_of, arrays_sha256, crc32, read_dataset,
-                         read_header, value_bounds)
+from .race_table import (MoneyTable, RaceTableError, answer_of, arrays_sha256, crc32,
+                         read_dataset, read_header, value_bounds)
 
 FORMAT = "tabula-contact-table"
 FORMAT_VERSION = 1
@@ -62,7 +64,7 @@ def solve_contact(game, out, threads=None, quiet=False, tol: float = 1e-9) -> di
             "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}
 
 
-class ContactTable:
+class ContactTable(MoneyTable):
     """A solved contact table, read into memory and checked: the contact kind of
     solution (solver/solution.py lists what every kind answers)."""
 
@@ -71,29 +73,38 @@ class ContactTable:
         self.path = Path(path)
         with open_checked(self.path, FORMAT, ContactTableError, "table file",
                           "a tabula contact table") as (f, self.attrs):
+            self.header = check(ContactTableAttributes, dict(self.attrs),
+                                f"{self.path} has broken attributes", ContactTableError)
             self.game, names = read_header(self.path, self.attrs, ContactTableError, game,
                                            pieces, rules)
-            try:
-                layers = json.loads(self.attrs["layers"])
-            except (KeyError, ValueError, TypeError) as err:
-                raise ContactTableError(f"{self.path} has broken attributes ({err})") from None
             self.table = read_dataset(f, self.path, "values", ContactTableError)
         if names != list(contact.VALUES):
             raise ContactTableError(f"{self.path} holds the values {', '.join(names)}, not "
                                     f"{', '.join(contact.VALUES)}: solve again")
-        self.offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
-        expected = sum(self.game.layer_size(a, b) for a, b in self.game.solved_layers())
-        for a, b, first in layers:
-            self.offsets[layer_id(a, b)] = first
-        if self.table.shape != (expected, len(names)) or \
-                sorted((a, b) for a, b, _ in layers) != sorted(self.game.solved_layers()):
-            raise ContactTableError(f"{self.path}: values are not {expected:,} x "
-                                    f"{len(names)} over the layers of {self.game.describe()}")
+        self.offsets = self._offsets(self.header.layers)
         for k, (low, high) in enumerate(zip(*value_bounds(names))):
             column = self.table[:, k]
             if not (column.min() >= low - 1e-6 and column.max() <= high + 1e-6):
                 raise ContactTableError(f"{self.path}: {names[k]} holds values outside "
                                         f"{low:g}..{high:g}, or not numbers: solve again")
+
+    def _offsets(self, layers) -> np.ndarray:
+        """Each layer id's first position number, after checking that the layers are
+        the game's, numbered one after the other from 0, and the values as many."""
+        ordered = sorted(layers, key=lambda layer: layer[2])
+        fits = sorted((a, b) for a, b, _ in ordered) == sorted(self.game.solved_layers())
+        if fits:
+            sizes = [self.game.layer_size(a, b) for a, b, _ in ordered]
+            fits = ([first for _, _, first in ordered] == list(accumulate([0, *sizes[:-1]]))
+                    and self.table.shape == (sum(sizes), len(contact.VALUES)))
+        if not fits:
+            raise ContactTableError(f"{self.path}: values are not numbered over the layers "
+                                    f"of {self.game.describe()}, {len(contact.VALUES)} a "
+                                    "position")
+        offsets = np.full(N_LAYER_IDS, -1, dtype=np.int64)
+        for a, b, first in ordered:
+            offsets[layer_id(a, b)] = first
+        return offsets
 
     value_names = contact.VALUES
 
@@ -112,38 +123,6 @@ class ContactTable:
         row = self.table[self.numbers([code])[0]]
         return answer_of(dict(zip(contact.VALUES, map(float, row))))
 
-    def answers(self, codes) -> list[dict]:
-        return [self.answer(code) for code in codes]
-
-    def answer_text(self, code: int) -> str:
-        a = self.answer(code)
-        eq, nd = a["equity"], a["equity_no_double"]
-        return "\n".join([
-            f"{self.game.name} position {json.dumps(self.game.to_json(code))}, the player on "
-            "roll:",
-            f"  cubeless: wins {a['win']:.6f} (gammon {a['win_gammon']:.6f}, backgammon "
-            f"{a['win_backgammon']:.6f}), loses a gammon {a['lose_gammon']:.6f} (backgammon "
-            f"{a['lose_backgammon']:.6f}), equity {eq['cubeless']:+.6f}",
-            f"  cube centred: {a['cube']}; equity {eq['centered']:+.6f} "
-            f"(not doubling now: {nd['centered']:+.6f})",
-            f"  cube centred, Jacoby rule: equity {eq['centered_jacoby']:+.6f} "
-            f"(not doubling now: {nd['centered_jacoby']:+.6f})",
-            f"  cube owned: equity {eq['owned']:+.6f} (not doubling now: {nd['owned']:+.6f})",
-            f"  cube on the other side: equity {eq['unavailable']:+.6f}",
-            "  (equities in points per unit of cube value)"])
-
-    def after_move(self, next_code: int, over: bool, win_points: int) -> dict:
-        """The mover's equities after a move to `next_code` (seen by the opponent, on
-        roll next); win_points (1, 2, 3) if the move won."""
-        if over:
-            return {"cubeless": float(win_points), "centered": float(win_points),
-                    "owned": float(win_points), "unavailable": float(win_points),
-                    "centered_jacoby": 1.0}
-        their = self.answer(next_code)["equity"]
-        return {"cubeless": -their["cubeless"], "centered": -their["centered"],
-                "owned": -their["unavailable"], "unavailable": -their["owned"],
-                "centered_jacoby": -their["centered_jacoby"]}
-
     def move_answers(self, code: int, moves: list) -> list[dict]:
         """Each legal move's equities to the mover (game.legal_moves form)."""
         g = self.game
@@ -151,13 +130,6 @@ class ContactTable:
             m["position"], m["over"],
             int(g.loss_size(np.int64(m["position"]), g.pieces)) if m["over"] else 1)}
             for m in moves]
-
-    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
-        """Checker play without the cube: each decision's loss in cubeless winning
-        chance, the best move's worth less the chosen one's."""
-        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
-        worth = move_worths(next_codes, infos, live, lambda codes: self.values(codes)[:, 0])
-        return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
 
     def self_play(self, *args, **kwargs):
         raise ContactTableError(f"{self.path}: self-play from a contact table is not "
@@ -174,11 +146,11 @@ class ContactTable:
         picked = (np.arange(n) if n <= (sample or SPOT_POSITIONS)
                   else rng.choice(n, size=sample or SPOT_POSITIONS, replace=False))
         residual = contact.spot_residual(self.game, self.offsets, self.table, picked)
-        bound = max(float(self.attrs["residual"]), 1e-12) * 1.0001
+        bound = max(self.header.residual, 1e-12) * 1.0001
         ok = sha256 == self.attrs["sha256"] and not missing and residual <= bound
         return {"table": str(self.path), "sha256_ok": sha256 == self.attrs["sha256"],
                 "sha256": sha256, "missing_fields": missing, "positions_checked": len(picked),
-                "spot_residual": residual, "certified_residual": self.attrs["residual"],
+                "spot_residual": residual, "certified_residual": self.header.residual,
                 "ok": ok}
 
     @staticmethod

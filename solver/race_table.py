@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games import PositionError, get_game
+from tabula.games.cube import FLIP
 from tabula.games.game import move_worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
@@ -143,7 +144,60 @@ def read_dataset(f, path, name: str, error) -> np.ndarray:
     return array
 
 
-class RaceTable:
+class MoneyTable:
+    """What the tables of games played for money (race and contact tables) answer
+    alike, from their own answer(code) and values(codes)."""
+    value_names: tuple
+
+    def answers(self, codes) -> list[dict]:
+        return [self.answer(code) for code in codes]
+
+    def answer_text(self, code: int) -> str:
+        """answer(code) in lines for people (backgammons and the Jacoby rule's equity
+        where the table holds them)."""
+        a = self.answer(code)
+        eq, nd = a["equity"], a["equity_no_double"]
+        backgammons = "win_backgammon" in a
+        lines = [
+            f"{self.game.name} position {json.dumps(self.game.to_json(code))}, the player on "
+            "roll:",
+            f"  cubeless: wins {a['win']:.6f} (gammon {a['win_gammon']:.6f}"
+            + (f", backgammon {a['win_backgammon']:.6f}" if backgammons else "")
+            + f"), loses a gammon {a['lose_gammon']:.6f}"
+            + (f" (backgammon {a['lose_backgammon']:.6f})" if backgammons else "")
+            + f", equity {eq['cubeless']:+.6f}",
+            f"  cube centred: {a['cube']}; equity {eq['centered']:+.6f} "
+            f"(not doubling now: {nd['centered']:+.6f})"]
+        if "centered_jacoby" in nd:
+            lines.append(f"  cube centred, Jacoby rule: equity {eq['centered_jacoby']:+.6f} "
+                         f"(not doubling now: {nd['centered_jacoby']:+.6f})")
+        return "\n".join(lines + [
+            f"  cube owned: equity {eq['owned']:+.6f} (not doubling now: {nd['owned']:+.6f})",
+            f"  cube on the other side: equity {eq['unavailable']:+.6f}",
+            "  (equities in points per unit of cube value)"])
+
+    def after_move(self, next_code: int, over: bool, win_points: int) -> dict:
+        """The mover's equities after a move to `next_code` (seen by the opponent, on
+        roll next): cubeless and with the cube as it stands for the mover (the
+        opponent's view flipped: games/cube.py FLIP); win_points (1, 2, 3) if the move
+        won, single in the Jacoby rule's centred cube."""
+        states = ["cubeless", *(s for s in (*CUBEFUL, "centered_jacoby")
+                                if s in self.value_names)]
+        if over:
+            return {s: 1.0 if s == "centered_jacoby" else float(win_points) for s in states}
+        their = self.answer(next_code)["equity"]
+        return {s: -their[FLIP.get(s, s)] for s in states}
+
+    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
+        """The judge of checker play without the cube (eval regret --cubeless): each
+        decision's loss in cubeless winning chance, the best move's worth less the
+        chosen one's."""
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        worth = move_worths(next_codes, infos, live, lambda codes: self.values(codes)[:, 0])
+        return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
+
+
+class RaceTable(MoneyTable):
     """A solved race table, read into memory and checked: the race kind of solution
     (solver/solution.py lists what every kind answers)."""
 
@@ -230,14 +284,6 @@ class RaceTable:
         i, j = _side_pairs(race.side_index, race.side_bits, np.asarray(codes, dtype=np.int64))
         return np.stack([self.arrays[name][i, j] for name in race_value_names(self.game)], axis=1)
 
-    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
-        """The judge of checker play without the cube (eval regret --cubeless): each
-        decision's loss in cubeless winning chance, the best move's worth less the
-        chosen one's."""
-        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
-        worth = move_worths(next_codes, infos, live, lambda codes: self.values(codes)[:, 0])
-        return worth.max(axis=1) - worth[np.arange(len(worth)), chosen]
-
     def self_play(self, seed: int, first_game: int, n: int, explore: float,
                   alternatives: bool, capacity: int):
         """Table.self_play for a race: each game from a random start (each side's
@@ -274,40 +320,12 @@ class RaceTable:
         return answer_of({name: float(self.arrays[name][i, j])
                           for name in race_value_names(self.game)})
 
-    def answer_text(self, code: int) -> str:
-        a = self.answer(code)
-        eq, nd = a["equity"], a["equity_no_double"]
-        return "\n".join([
-            f"{self.game.name} position {json.dumps(self.game.to_json(code))}, the player on "
-            "roll:",
-            f"  cubeless: wins {a['win']:.6f} (gammon {a['win_gammon']:.6f}), loses a gammon "
-            f"{a['lose_gammon']:.6f}, equity {eq['cubeless']:+.6f}",
-            f"  cube centred: {a['cube']}; equity {eq['centered']:+.6f} "
-            f"(not doubling now: {nd['centered']:+.6f})",
-            f"  cube owned: equity {eq['owned']:+.6f} (not doubling now: {nd['owned']:+.6f})",
-            f"  cube on the other side: equity {eq['unavailable']:+.6f}",
-            "  (equities in points per unit of cube value)"])
-
     def move_answers(self, code: int, moves: list) -> list[dict]:
         """Each legal move's equities to the mover, cubeless and in each cube state
         (game.legal_moves form; `code` is the position moved from)."""
         points = self.game.race.win_points(code)
         return [{"equity": self.after_move(m["position"], m["over"], points)} for m in moves]
 
-    def answers(self, codes) -> list[dict]:
-        return [self.answer(code) for code in codes]
-
-    def after_move(self, next_code: int, over: bool, win_points: int) -> dict:
-        """The mover's equities after a move to `next_code` (seen by the opponent, on
-        roll next): cubeless and with the cube as it stands for the mover; win_points
-        if the move bore off the last checker (Race.win_points)."""
-        if over:
-            return {state: float(win_points)
-                    for state in ("cubeless", "centered", "owned", "unavailable")}
-        theirs = self.answer(next_code)
-        their = theirs["equity"]
-        return {"cubeless": -their["cubeless"], "centered": -their["centered"],
-                "owned": -their["unavailable"], "unavailable": -their["owned"]}
 
 
 def two_sided_positions(game) -> int:

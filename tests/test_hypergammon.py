@@ -80,6 +80,22 @@ def test_the_table_file_answers_verifies_and_refuses_damage(tmp_path, one_checke
         ContactTable(out)
 
 
+@pytest.mark.parametrize("name, value, message", [
+    ("residual", float("nan"), "broken attributes"),
+    ("tolerance", float("inf"), "broken attributes"),
+    ("sweeps", -1, "broken attributes"),
+    ("layers", "[[1, 1, 5]]", "not numbered over the layers"),
+    ("layers", "[[1, 1, 0], [1, 2, 0]]", "not numbered over the layers"),
+])
+def test_a_table_whose_attributes_say_otherwise_is_refused(tmp_path, name, value, message):
+    out = tmp_path / "hyper1.h5"
+    solve_game(get_game("backgammon", 1), out, quiet=True, tol=1e-9)
+    with h5py.File(out, "r+") as f:
+        f.attrs[name] = value
+    with pytest.raises(ContactTableError, match=message):
+        ContactTable(out)
+
+
 def read_makehyper(path, checkers):
     n = comb(25 + checkers, checkers)
     raw = np.fromfile(path, dtype=np.uint8, offset=40).reshape(n * n, 28).astype(np.uint32)
