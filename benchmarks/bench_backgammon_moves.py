@@ -30,15 +30,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.infra.errors import TabulaError  # noqa: E402
 from tabula.games.backgammon_rules import BOARD, MAX_BOARDS, plays  # noqa: E402
-from tests.gnubg_bridge import (agrees_with_gnubg, played_states, tabula_plays,  # noqa: E402
-                                uniform_states)
-from tests.test_backgammon import ROLLS, start_state  # noqa: E402
+from tests.gnubg_bridge import (ROLLS, agrees_with_gnubg, sample_states,  # noqa: E402
+                                tabula_plays)
 
 
 def agreement(checkers: int, n: int, seed: int) -> dict:
-    rng = np.random.default_rng(seed)
-    states = uniform_states(rng, checkers, n // 2) + played_states(
-        rng, start_state(checkers), n - n // 2)
+    states = sample_states(checkers, n, seed)
     differ = hits = entries = bear_offs = 0
     for me, opp in states:
         entries += me[25] > 0

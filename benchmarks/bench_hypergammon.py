@@ -5,18 +5,15 @@ side on this machine (Debian's gnubg package: /usr/games/makehyper).
 
 For each number of checkers: tabula's solve (tabula solve backgammon --checkers N, its
 own process) and makehyper -c N in full, their times, and every position of
-makehyper's file (hyperN.bd: a 40-byte header, then 28 bytes a position: five chances
-as 24-bit fractions, then four equities as 24-bit values of e/6 + 0.5, owned,
-centred, centred under the Jacoby rule, the opponent's; the player on roll's one-sided
-index (gnubg's PositionBearoff over 25 points) times C(25 + N, N) plus the
-opponent's) against tabula's table. makehyper reads a roll without a legal move as the
-opponent's no-double equity of the same cube state (makehyper.c: HyperEquity), where
-the rules let the opponent double then; tabula's table follows the rules, so the
-equities are also compared with a solve that reads blocked rolls as makehyper does
-(solver/contact.py: blocked_as_makehyper), which must agree within makehyper's
-rounding and threshold. The cubeless chances are compared as makehyper's cubeless
-equity, since of two plays with the same cubeless equity (more wins for as many more
-gammons lost) makehyper keeps the one it met last and tabula the one with more wins.
+makehyper's file (hyperN.bd, read by tests/makehyper_bridge.py) against tabula's
+table. makehyper reads a roll without a legal move as the opponent's no-double equity
+of the same cube state (makehyper.c: HyperEquity), where the rules let the opponent
+double then; tabula's table follows the rules, so the equities are also compared with
+a solve that reads blocked rolls as makehyper does (solver/contact.py:
+blocked_as_makehyper), which must agree within makehyper's rounding and threshold.
+The cubeless chances are compared as makehyper's cubeless equity, since of two plays
+with the same cubeless equity (more wins for as many more gammons lost) makehyper
+keeps the one it met last and tabula the one with more wins.
 
 With --makehyper-iterations K and 3 checkers, makehyper runs K iterations only (it
 needs hours): its time per iteration is reported.
@@ -28,49 +25,15 @@ import subprocess
 import sys
 import tempfile
 import time
-from math import comb
 from pathlib import Path
 
-import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.infra.errors import TabulaError  # noqa: E402
-
-MAKEHYPER = "/usr/games/makehyper"
-QUANTITIES = ("owned", "centered", "centered_jacoby", "unavailable")   # the file's order
-
-
-def read_makehyper(path: Path, checkers: int):
-    """(chances (n, 5), equities (n, 4)) of every record of a hyperN.bd file."""
-    n = comb(25 + checkers, checkers)
-    raw = np.fromfile(path, dtype=np.uint8, offset=40).reshape(n * n, 28).astype(np.uint32)
-    fields = raw[:, 0:27:3] | (raw[:, 1:27:3] << 8) | (raw[:, 2:27:3] << 16)
-    fractions = fields / 16777215.0
-    return fractions[:, :5], (fractions[:, 5:] - 0.5) * 6.0
-
-
-def record_numbers(game, table, checkers: int):
-    """(records, numbers): makehyper's record of each legal position of the table, and
-    the table's number for it."""
-    import gnubg
-    from tabula.games.backgammon_rules import BOARD, THEM
-    from tabula.games.backgammon import code_of_board
-    n = comb(25 + checkers, checkers)
-    sides = [gnubg.positionfrombearoff(i, checkers, 25) for i in range(n)]
-    records, codes = [], []
-    for i, us in enumerate(sides):
-        for j, them in enumerate(sides):
-            if not sum(us) or not sum(them) or any(us[p] and them[23 - p] for p in range(24)):
-                continue
-            board = np.zeros(BOARD, dtype=np.int8)
-            for p in range(25):
-                board[p + 1] += us[p]
-                board[THEM + p + 1] += them[p]
-            records.append(i * n + j)
-            codes.append(code_of_board(board))
-    return np.array(records), table.numbers(np.array(codes, dtype=np.int64))
-
+from tabula.solver.contact import numbering  # noqa: E402
+from tests.makehyper_bridge import (MAKEHYPER, differences, read_makehyper,  # noqa: E402
+                                    records_of)
 
 def run_makehyper(checkers: int, folder: Path, iterations: int | None) -> dict:
     """makehyper -c N in `folder`: its wall time, iterations and largest last change
@@ -113,20 +76,6 @@ def solve_tabula(checkers: int, folder: Path, blocked_as_makehyper: bool):
     return summary, ContactTable(out)
 
 
-def compare(theirs_chances, theirs_equities, records, ours) -> dict:
-    """Largest differences: makehyper's cubeless equity and four cubeful equities
-    against tabula's values of the same positions (ours: (n, 9) in contact.VALUES
-    order)."""
-    c = theirs_chances[records]
-    their_cubeless = 2 * c[:, 0] - 1 + c[:, 1] + c[:, 2] - c[:, 3] - c[:, 4]
-    our_cubeless = 2 * ours[:, 0] - 1 + ours[:, 1] + ours[:, 2] - ours[:, 3] - ours[:, 4]
-    column = {"owned": 6, "centered": 5, "centered_jacoby": 8, "unavailable": 7}
-    out = {"cubeless": float(np.abs(their_cubeless - our_cubeless).max())}
-    for k, name in enumerate(QUANTITIES):
-        out[name] = float(np.abs(theirs_equities[records, k] - ours[:, column[name]]).max())
-    return out
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -156,10 +105,10 @@ def main():
             if theirs["finished"]:
                 row["ratio"] = round(theirs["seconds"] / summary["process_seconds"], 2)
                 chances, equities = read_makehyper(folder / f"hyper{checkers}.bd", checkers)
-                records, numbers = record_numbers(table.game, table, checkers)
-                by_rules = compare(chances, equities, records, table.table[numbers])
+                records = records_of(table.game, numbering(table.game)[0])
+                by_rules = differences(chances, equities, records, table.table)
                 _, as_makehyper = solve_tabula(checkers, folder, True)
-                emulated = compare(chances, equities, records, as_makehyper[numbers])
+                emulated = differences(chances, equities, records, as_makehyper)
                 comparisons[checkers] = {"positions_compared": len(records),
                                          "by_the_rules": by_rules,
                                          "blocked_rolls_as_makehyper": emulated}

@@ -12,9 +12,13 @@ from itertools import permutations
 
 import numpy as np
 
-from tabula.games.backgammon_rules import BOARD, MAX_BOARDS, PLACES, THEM, plays, workspace
+from tabula.games import get_game
+from tabula.games.backgammon import board_of
+from tabula.games.backgammon_rules import (BOARD, MAX_BOARDS, PLACES, THEM, plays,
+                                           standard_start, workspace)
 from tests.reference.backgammon_rules import BAR, single_moves, step
 
+ROLLS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
 gnubg = None
 
 
@@ -121,6 +125,20 @@ def uniform_states(rng, checkers, n):
                 not any(me[p] and opp[BAR - p] for p in range(1, 25)):
             found.append((me, opp))
     return found
+
+
+def start_state(checkers):
+    """Where a game with `checkers` a side begins, as a state (15: the standard game)."""
+    board = (standard_start() if checkers == 15
+             else board_of(get_game("backgammon", checkers).start))
+    return tuple(int(c) for c in board[:PLACES]), tuple(int(c) for c in board[THEM:])
+
+
+def sample_states(checkers, n, seed):
+    """n states with `checkers` a side: half drawn uniformly, half met in random play."""
+    rng = np.random.default_rng(seed)
+    return uniform_states(rng, checkers, n // 2) + played_states(rng, start_state(checkers),
+                                                               n - n // 2)
 
 
 def played_states(rng, start, n):

@@ -7,14 +7,12 @@ import numpy as np
 import pytest
 
 from tabula.games import backgammon, get_game
-from tabula.games.backgammon_rules import standard_start
 from tabula.games.backgammon_view import checker_steps, notation
 from tabula.games.game import PositionError
-from tests.gnubg_bridge import (agrees_with_gnubg, gnubg_board, played_states, tabula_plays,
-                                uniform_states)
+from tests.gnubg_bridge import (ROLLS, agrees_with_gnubg, gnubg_board, sample_states,
+                                start_state, tabula_plays)
 from tests.reference import backgammon_rules as reference
 
-ROLLS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
 # shared/rules/backgammon.md: distinct plays from the standard start (gnubg 1.07)
 START_PLAYS = {"1-1": 42, "2-1": 15, "2-2": 75, "3-1": 16, "3-2": 17, "3-3": 73,
                "4-1": 14, "4-2": 18, "4-3": 17, "4-4": 52, "5-1": 8, "5-2": 8, "5-3": 9,
@@ -22,23 +20,6 @@ START_PLAYS = {"1-1": 42, "2-1": 15, "2-2": 75, "3-1": 16, "3-2": 17, "3-3": 73,
                "6-6": 11}
 # makehyper's legal positions (both sides borne off counted once, as it does)
 MAKEHYPER_POSITIONS = {1: 652, 2: 107_253, 3: 7_959_904}
-
-
-def start_state(checkers):
-    board = standard_start() if checkers == 15 else None
-    if board is not None:
-        side = tuple(int(c) for c in board[:26])
-        return side, side
-    side = [0] * 26
-    for point in backgammon.START_POINTS[:checkers]:
-        side[point] = 1
-    return tuple(side), tuple(side)
-
-
-def states(checkers, n, seed):
-    rng = np.random.default_rng(seed)
-    return uniform_states(rng, checkers, n // 2) + played_states(rng, start_state(checkers),
-                                                               n - n // 2)
 
 
 def test_plays_from_the_standard_start_match_the_rules_file():
@@ -49,7 +30,7 @@ def test_plays_from_the_standard_start_match_the_rules_file():
 
 @pytest.mark.parametrize("checkers, n", [(1, 300), (2, 300), (3, 300), (15, 60)])
 def test_plays_equal_the_reference(checkers, n):
-    for me, opp in states(checkers, n, seed=checkers):
+    for me, opp in sample_states(checkers, n, seed=checkers):
         for high, low in ROLLS:
             assert tabula_plays(me, opp, high, low) == reference.plays(me, opp, high, low), \
                 (me, opp, high, low)
@@ -58,7 +39,7 @@ def test_plays_equal_the_reference(checkers, n):
 def _gnubg_sample(checkers, n, seed):
     pytest.importorskip("gnubg")
     kinds = {"hit": 0, "bar": 0, "off": 0}
-    for me, opp in states(checkers, n, seed):
+    for me, opp in sample_states(checkers, n, seed):
         kinds["bar"] += me[25] > 0
         kinds["off"] += me[0] > 0 or checkers == 1   # one checker off ends the game
         for high, low in ROLLS:
@@ -110,7 +91,7 @@ def test_notation_is_gnubgs():
             out += [(points[0], points[-1])] * count
         return sorted(out)
     same = total = 0
-    for me, opp in states(15, 4, seed=7):
+    for me, opp in sample_states(15, 4, seed=7):
         board = gnubg_board(me, opp)
         for high, low in ROLLS:
             for move in gnubg.findbestmoves(board, gnubg.cubeinfo(), gnubg.evalcontext(),
@@ -168,7 +149,7 @@ def test_position_ids_equal_gnubgs():
     from tabula.games.gnubg_id import board_of_id, position_id
     me, opp = start_state(15)
     assert position_id(list(me[1:]), list(opp[1:])) == "4HPwATDgc/ABMA"
-    for me, opp in states(15, 100, seed=3) + states(3, 100, seed=4):
+    for me, opp in sample_states(15, 100, seed=3) + sample_states(3, 100, seed=4):
         text = position_id(list(me[1:]), list(opp[1:]))
         assert text == gnubg.positionid(gnubg_board(me, opp))
         assert board_of_id(text) == (list(me[1:]), list(opp[1:]))
