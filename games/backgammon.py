@@ -22,7 +22,7 @@ import numpy as np
 from numba import njit
 
 from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
-from .combinatorics import BINOM, colex_rank, colex_unrank
+from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from .cube import Cube
 from .features import concat, field, one_hot
 from .gnubg_id import board_of_id, position_id
@@ -148,15 +148,6 @@ def multisets(bins, items):
 
 
 @njit(cache=True)
-def _multiset_mask(bins_sorted, m):
-    """The colex set {c_i + i} of m sorted bin numbers: its rank is the multiset's."""
-    mask = 0
-    for i in range(m):
-        mask |= 1 << (bins_sorted[i] + i)
-    return mask
-
-
-@njit(cache=True)
 def _multiset_unrank(r, m, bins, out):
     """The m sorted bin numbers of the multiset of rank r over `bins` bins."""
     mask = colex_unrank(r, m, bins + m - 1)
@@ -175,51 +166,40 @@ def _block(k, a, b):
 
 @njit(cache=True)
 def rank(code):
-    me = np.zeros(PLACES, dtype=np.int64)
-    opp = np.zeros(PLACES, dtype=np.int64)
-    side_counts_into(code & SIDE_MASK, me, 0)
-    side_counts_into(code >> SIDE_BITS, opp, 0)
-    a = checkers_in_play(code & SIDE_MASK)
-    b = checkers_in_play(code >> SIDE_BITS)
+    """The rank inside the layer (see the top), read from the code's slots, which hold
+    each side's places highest first: the first checker on a point holds it, the others
+    there and those on the bar are the mover's multiset; the multisets' bins come out
+    highest first, so the i-th from the top of m goes to cell bin + m - 1 - i."""
+    me = code & SIDE_MASK
+    opp = code >> SIDE_BITS
+    a = checkers_in_play(me)
+    b = checkers_in_play(opp)
     held = 0
-    k = 0
-    for p in range(1, POINTS + 1):
-        if me[p]:
-            held |= 1 << (p - 1)
-            k += 1
-    # the mover's other checkers over its k points (bins 0..k-1, low points first), bar k
-    extra = np.empty(MAX_PIECES, dtype=np.int64)
-    m = 0
-    j = 0
-    for p in range(1, POINTS + 1):
-        if me[p]:
-            for _ in range(me[p] - 1):
-                extra[m] = j
-                m += 1
-            j += 1
-    for _ in range(me[BAR]):
-        extra[m] = k
-        m += 1
-    # the opponent's checkers over its free points (low first), then its bar
-    theirs = np.empty(MAX_PIECES, dtype=np.int64)
-    t = 0
-    free = 0
-    for q in range(1, POINTS + 1):
-        if (held >> (POINTS - q)) & 1:       # the mover's point 25 - q
-            continue
-        for _ in range(opp[q]):
-            theirs[t] = free
-            t += 1
-        free += 1
-    for _ in range(opp[BAR]):
-        theirs[t] = free
-        t += 1
+    for i in range(a):
+        place = (me >> (SLOT_BITS * i)) & SLOT_MASK
+        if place < BAR:
+            held |= 1 << (place - 1)
+    k = popcount(held)
+    extra = 0                    # the mover's multiset: a - k checkers over k points + bar
+    seen = 0
+    previous = 0
+    for i in range(a):
+        place = (me >> (SLOT_BITS * i)) & SLOT_MASK
+        if place == BAR or place == previous:
+            point_bin = k if place == BAR else popcount(held & ((1 << (place - 1)) - 1))
+            extra |= 1 << (point_bin + a - k - 1 - seen)
+            seen += 1
+        previous = place
+    theirs = 0                   # the opponent's over its free points, then its bar
+    for i in range(b):
+        q = (opp >> (SLOT_BITS * i)) & SLOT_MASK
+        free_bin = POINTS - k if q == BAR else (q - 1) - popcount(held >> (BAR - q))
+        theirs |= 1 << (free_bin + b - 1 - i)
     r = 0
     for j in range(k):
         r += _block(j, a, b)
-    inner = colex_rank(held) * BINOM[a, k] + colex_rank(_multiset_mask(extra, m))
-    return (r + inner * multisets(POINTS + 1 - k, b)
-            + colex_rank(_multiset_mask(theirs, t)))
+    inner = colex_rank(held) * BINOM[a, k] + colex_rank(extra)
+    return r + inner * multisets(POINTS + 1 - k, b) + colex_rank(theirs)
 
 
 @njit(cache=True)
