@@ -143,6 +143,16 @@ def table_moves(game, codes, offsets, chunk: int = 1 << 16, per_roll: int = 6):
 
 
 @njit(cache=True)
+def better_cubeless(cubeless, win, best_cubeless, best_win):
+    """Whether a move of cubeless equity `cubeless` and winning chance `win` beats the
+    best so far: the cubeless perfect player's choice, the best cubeless equity and, of
+    moves as good, the most wins (their chances differ where more wins cost as many
+    more gammons lost)."""
+    return cubeless > best_cubeless + TIE or (cubeless > best_cubeless - TIE
+                                              and win > best_win)
+
+
+@njit(cache=True)
 def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
     """out = the values of the position whose moves are row i of the table (firsts,
     counts, targets), from its successors' (the Bellman operator); best: room for
@@ -177,10 +187,7 @@ def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
                     unavailable = -cube_equity(v[OWNED], v[UNAVAILABLE])
                     jacoby = -cube_equity(v[JACOBY], v[UNAVAILABLE])
             cubeless = 2.0 * win - 1.0 + wg + wbg - lg - lbg
-            # the best cubeless equity; of moves as good, the most wins (their chances
-            # differ where more wins cost as many more gammons lost)
-            if cubeless > best_cubeless + TIE or (cubeless > best_cubeless - TIE
-                                                  and win > best[0]):
+            if better_cubeless(cubeless, win, best_cubeless, best[0]):
                 best_cubeless = max(cubeless, best_cubeless)
                 best[0], best[1], best[2], best[3], best[4] = win, wg, wbg, lg, lbg
             best[CENTERED] = max(best[CENTERED], centered)

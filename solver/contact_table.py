@@ -19,9 +19,11 @@ import numpy as np
 from tabula.games.game import N_LAYER_IDS, layer_id
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
+from tabula.infra.rng import cumulative
 from tabula.infra.schemas import ContactTableAttributes, check
 
 from . import contact
+from .contact_selfplay import play_contact_games
 from .race_table import (MoneyTable, RaceTableError, answer_of, arrays_sha256, crc32,
                          read_dataset, read_header, value_bounds)
 
@@ -131,9 +133,18 @@ class ContactTable(MoneyTable):
             int(g.loss_size(np.int64(m["position"]), g.pieces)) if m["over"] else 1)}
             for m in moves]
 
-    def self_play(self, *args, **kwargs):
-        raise ContactTableError(f"{self.path}: self-play from a contact table is not "
-                                "available yet (issue 61, item 6)")
+    def self_play(self, seed: int, first_game: int, n: int, explore: float,
+                  alternatives: bool, capacity: int):
+        """Table.self_play for a game with contact: games from the game's start, both
+        sides playing the best cubeless move by the table (solver/contact_selfplay.py)."""
+        g = self.game
+        out = np.empty(n * capacity, dtype=np.int64)
+        kinds = np.zeros(n * capacity, dtype=np.uint8)
+        counts = play_contact_games(
+            g.moves, g.mirror, g.layer_of, g.rank, g.loss_size, g.pieces, g.throws,
+            cumulative(g.probs), g.max_moves, self.table, self.offsets, g.start, seed,
+            first_game, explore, alternatives, capacity, out, kinds)
+        return counts, out, kinds
 
     def verify(self, sample: int | None = None, seed: int | None = None) -> dict:
         """The values' SHA-256 against the file's, the schema's fields, and the Bellman

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tabula.games import get_game
+from tabula.games.game import OVER
 from tabula.solver import contact
 from tabula.solver.contact_table import ContactTable, ContactTableError
 from tabula.solver.solution import CONTACT, kind_of_game, open_solution, solve_game
@@ -125,3 +126,53 @@ def test_two_checkers_equal_makehyper_where_it_reads_blocked_rolls_its_way(tmp_p
     position within its precision. By the rules the equities differ by up to 0.02."""
     largest, _, _ = compare_with_makehyper(tmp_path, 2, True)
     assert max(largest.values()) < 1e-5
+
+
+def cubeless_of_mover(table, next_codes, infos):
+    """The mover's cubeless equity after each move, in plain numpy from the table."""
+    game = table.game
+    out = np.empty(len(next_codes))
+    for j, (after, info) in enumerate(zip(next_codes, infos)):
+        if info & OVER:
+            out[j] = game.loss_size(np.int64(after), game.pieces)
+        else:
+            win, wg, wbg, lg, lbg = table.values([after])[0, :5].astype(np.float64)
+            out[j] = -(2 * win - 1 + wg + wbg - lg - lbg)
+    return out
+
+
+def test_self_play_plays_the_best_cubeless_move_and_repeats_with_its_seed(tmp_path):
+    """Games of the contact table's player (solver/contact_selfplay.py) from the start:
+    every step is, for some roll, a best cubeless move by the table (or a pass when the
+    roll has none); the same seed gives the same positions, exploring games others."""
+    out = tmp_path / "hyper1.h5"
+    solve_game(get_game("backgammon", 1), out, quiet=True, tol=1e-9)
+    table = ContactTable(out)
+    game = table.game
+    counts, codes, kinds = table.self_play(7, 0, 40, 0.0, False, 256)
+    assert (counts > 0).all() and not kinds.any()
+    steps = 0
+    for g, n in enumerate(counts):
+        played = codes[g * 256:g * 256 + n]
+        assert played[0] == game.start
+        for code, after in zip(played[:-1], played[1:]):
+            fits = False
+            for throw in game.throws:
+                next_codes, infos = game.move_arrays(code, throw)
+                if len(next_codes) == 0:
+                    fits |= after == game.mirror(np.int64(code))
+                    continue
+                equities = cubeless_of_mover(table, next_codes, infos)
+                best = next_codes[equities >= equities.max() - 1e-9]
+                fits |= after in best
+            assert fits
+            steps += 1
+    assert steps > 120
+    def records(*args):
+        counts, codes, kinds = table.self_play(*args)
+        used = np.arange(256)[None, :] < counts[:, None]
+        return codes.reshape(-1, 256)[used], kinds.reshape(-1, 256)[used]
+    first = records(7, 0, 40, 0.0, False, 256)
+    assert np.array_equal(records(7, 0, 40, 0.0, False, 256)[0], first[0])
+    explored, kinds = records(7, 0, 40, 1.0, True, 256)
+    assert not np.array_equal(explored, first[0]) and (kinds == 2).any()
