@@ -16,11 +16,11 @@ SIDES = ("white", "black")
 SQUARE_NAMES = {OFF: "off", BAR: "bar"}
 
 
-def checker_steps(board: np.ndarray, after: np.ndarray, throw: int) -> list[tuple]:
-    """Each die's step of a move, (from, to, hit), in an order it can be played: found
-    by playing the roll's dice one at a time (the higher first, then the other order)
-    as far as they go, until the checkers stand as in `after` (a board seen by the
-    same side; borne-off counts are not compared)."""
+def step_orders(board: np.ndarray, after: np.ndarray, throw: int) -> list[list[tuple]]:
+    """Each die's step of a move, (from, to, hit), once for each order of the dice that
+    plays it (the higher first, then the other; doubles have one): found by playing the
+    dice one at a time as far as they go, until the checkers stand as in `after` (a
+    board seen by the same side; borne-off counts are not compared)."""
     high, low = divmod(throw, 10)
     orders = [[high] * 4] if high == low else [[high, low], [low, high]]
     target = np.concatenate([after[1:PLACES], after[THEM + 1:]]).tobytes()
@@ -38,13 +38,18 @@ def checker_steps(board: np.ndarray, after: np.ndarray, throw: int) -> list[tupl
             to = next(p for p in range(0, BAR) if nxt[p] > current[p])
             rest = search(nxt, dice[1:])
             if rest is not None:
-                return [(frm, to, nxt[THEM + BAR] > current[THEM + BAR])] + rest
+                return [(frm, to, bool(nxt[THEM + BAR] > current[THEM + BAR]))] + rest
         return None
-    for order in orders:
-        found = search(board, order)
-        if found is not None:
-            return found
-    raise PositionError(f"no play of {high}-{low} leads to that position")
+    found = [steps for steps in (search(board, order) for order in orders) if steps is not None]
+    if not found:
+        raise PositionError(f"no play of {high}-{low} leads to that position")
+    return found
+
+
+def checker_steps(board: np.ndarray, after: np.ndarray, throw: int) -> list[tuple]:
+    """Each die's step of a move, (from, to, hit), in an order it can be played (the
+    higher die first where it can be): step_orders' first."""
+    return step_orders(board, after, throw)[0]
 
 
 def notation(steps: list[tuple]) -> str:
@@ -95,10 +100,16 @@ def _next_board_as_mover(next_code: int) -> np.ndarray:
     return np.concatenate([seen[THEM:], seen[:THEM]])
 
 
+def move_orders(code: int, next_code: int, throw: int) -> list[list[tuple]]:
+    """The move from `code` to `next_code` die by die, as (from, to), in each order of
+    the dice that plays it: what a person taps, checker by checker, on the page."""
+    return [[(frm, to) for frm, to, _ in steps]
+            for steps in step_orders(board_of(code), _next_board_as_mover(next_code), throw)]
+
+
 def move_steps(code: int, next_code: int, throw: int) -> list[tuple]:
     """The move from `code` to `next_code`, die by die, as (from, to) for the page."""
-    return [(frm, to) for frm, to, _ in
-            checker_steps(board_of(code), _next_board_as_mover(next_code), throw)]
+    return move_orders(code, next_code, throw)[0]
 
 
 def move_notation(code: int, next_code: int, throw: int) -> str:
@@ -124,13 +135,16 @@ def _layout() -> dict:
     def col(point):
         half = (point - 13) if point > 12 else (12 - point)
         return half + (1 if half >= 6 else 0)
+    def half(row):
+        return "top" if row == 0 else "bottom"
     cells = [{"id": cell(0, p), "row": 0 if p > 12 else 1, "col": col(p), "label": str(p),
-              "mark": "point"} for p in range(1, 25)]
+              "mark": f"point {half(0 if p > 12 else 1)} {'dark' if p % 2 else 'light'}"}
+             for p in range(1, 25)]
     cells += [{"id": cell(seat, BAR), "row": seat ^ 1, "col": 6, "label": "bar",
-               "mark": "bar"} for seat in (0, 1)]
+               "mark": f"bar {half(seat ^ 1)}"} for seat in (0, 1)]
     cells += [{"id": cell(seat, OFF), "row": seat ^ 1, "col": 13, "label": "off",
-               "mark": "tray", "pool": ["off", seat]} for seat in (0, 1)]
-    return {"rows": 2, "cols": 14, "cells": cells, "pools": [],
+               "mark": f"tray {half(seat ^ 1)}", "pool": ["off", seat]} for seat in (0, 1)]
+    return {"rows": 2, "cols": 14, "cells": cells, "pools": [], "board": "backgammon",
             "dice": {"name": "dice", "count": 2, "faces": 6}, "moves": "listed"}
 
 
@@ -204,5 +218,5 @@ def presentation(pieces: int, code_layout: str) -> Presentation:
                         draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
                         cell=cell, events=events, code_layout=code_layout,
                         rules_file=RULES_DOCS / "backgammon.md", notation=move_notation,
-                        steps=move_steps, throw_text=dice_text,
+                        steps=move_steps, orders=move_orders, throw_text=dice_text,
                         win_words="bears off the last checker and wins")

@@ -361,6 +361,9 @@ class Presentation:
     steps: Callable | None = None      # (code, next code, throw) -> [(from, to)]: each
                                        # piece's part of a move that moves several, in
                                        # order, for the page to show one by one
+    orders: Callable | None = None     # (code, next code, throw) -> [[(from, to)]]:
+                                       # a move's steps in each order of the dice that
+                                       # plays it, for a person to tap piece by piece
 
     def square_label(self, square: int, seat: int = 0) -> str:
         """A square's name in a move of `seat` (0: the side that throws first)."""

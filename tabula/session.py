@@ -594,7 +594,17 @@ class Session:
 
     # -- what people see ----------------------------------------------------
     def legal_moves(self) -> list[dict]:
-        return [{"index": i, **self._move_json(m)} for i, m in enumerate(self.moves)]
+        """The legal moves for the page; where a move is tapped piece by piece (a play
+        of backgammon's dice), each with its steps in every order the dice play it."""
+        moves = [{"index": i, **self._move_json(m)} for i, m in enumerate(self.moves)]
+        orders = self.game.presentation.orders
+        if orders is not None:
+            cell = self.game.presentation.cell
+            for listed, move in zip(moves, self.moves):
+                listed["orders"] = [[{"from_cell": cell(self.seat, a),
+                                      "to_cell": cell(self.seat, b)} for a, b in steps]
+                                    for steps in orders(self.code, move["position"], self.throw)]
+        return moves
 
     @cached_property
     def _cells(self) -> set:

@@ -637,3 +637,83 @@ def test_the_last_board_is_the_board_played(browser, server, size):
         assert goal.find_elements(By.CSS_SELECTOR, f".piece.seat{winner}")
     finally:
         browser.set_window_size(1100, 1400)
+
+
+CHECKERS_SHOWN = """
+const shown = {};
+for (const div of document.querySelectorAll("#board .cell.point, #board .cell.bar")) {
+  const n = div.querySelectorAll(".piece").length;
+  if (n) shown[div.id.slice(5)] = n;
+}
+return JSON.stringify(Object.entries(shown).sort());
+"""
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1100, 1400)])
+def test_hypergammon_on_a_backgammon_board_played_by_tapping_checkers(browser, server, size):
+    """Hypergammon, two people at one screen, at phone and desktop sizes: 24 triangular
+    points, the bar and the trays, every checker drawn on its point; after a double and
+    a take the cube stands on the taker's side; plays are tapped checker by checker (a
+    tap moves one die's step, a checker with two steps open rings the points it can
+    reach, Undo takes the taps back, the last tap sends the play) and logged in
+    backgammon notation; nothing is wider than the screen."""
+    import json
+    import re
+    from selenium.webdriver.common.by import By
+    browser.set_window_size(*size)
+    count = lambda css: len(browser.find_elements(By.CSS_SELECTOR, css))   # noqa: E731
+    try:
+        start(browser, server, "backgammon", 3, hotseat=True, seed=5, rules="hyper")
+        assert count("#board.backgammon .cell.point") == 24
+        assert count("#board .cell.bar") == 2 and count("#board .cell.tray") == 2
+        assert browser.execute_script(
+            "return getComputedStyle(document.querySelector('#board .cell.point'), "
+            "'::before').clipPath").startswith("polygon")      # drawn as a triangle
+        assert count("#board .piece") == 6
+        browser.find_element(By.ID, "double").click()
+        wait(browser, lambda: browser.find_element(By.ID, "take").is_enabled())
+        browser.find_element(By.ID, "take").click()
+        assert wait(browser, lambda: browser.find_elements(By.CSS_SELECTOR, "#pools-top #cube"))
+        assert browser.find_element(By.CSS_SELECTOR, "#pools-top #cube").text == "2"
+        served = browser.execute_script(CHECKERS_SHOWN)
+        undone = choices = 0
+        for turn in range(16):
+            if browser.execute_script("return current.state.phase") == "over":
+                break
+            log = count("#log li")
+            if browser.find_element(By.ID, "throw").is_enabled():
+                browser.find_element(By.ID, "throw").click()
+                wait(browser, lambda: count("#log li") > log)
+                served = browser.execute_script(CHECKERS_SHOWN)
+                continue
+            assert "tap a ringed checker" in browser.find_element(By.ID, "status").text
+            for taps in range(5):
+                if count("#log li") > log:
+                    break
+                browser.find_elements(By.CSS_SELECTOR, "#board .movable")[-1].click()
+                open_choices = browser.find_elements(By.CSS_SELECTOR, "#board .cell.choice")
+                if open_choices:
+                    choices += 1
+                    open_choices[0].click()
+                time.sleep(0.1)
+                if count("#log li") == log and not undone:   # the tap shown, then undone
+                    assert browser.execute_script("return tapped.length") == 1
+                    assert browser.execute_script(CHECKERS_SHOWN) != served
+                    browser.find_element(By.ID, "undo").click()
+                    assert browser.execute_script(CHECKERS_SHOWN) == served
+                    undone += 1
+            wait(browser, lambda: count("#log li") > log)
+            played = browser.find_elements(By.CSS_SELECTOR, "#log li")[-1].text
+            assert re.fullmatch(r"(white|black) plays ((bar|\d+)(/(\d+|off)\*?)+(\(\d\))? ?)+"
+                                r"(: .*)?", played), played
+            assert "error" not in browser.find_element(By.ID, "log").text
+            wide = browser.execute_script(
+                "return [document.documentElement.scrollWidth, window.innerWidth]")
+            assert wide[0] <= wide[1], wide
+            served = json.loads(browser.execute_script(CHECKERS_SHOWN))
+            assert sum(n for _, n in served) <= 6
+            served = browser.execute_script(CHECKERS_SHOWN)
+        assert undone and choices
+        browser.save_screenshot(str(SHOTS / f"hypergammon-{size[0]}.png"))
+    finally:
+        browser.set_window_size(1100, 1400)

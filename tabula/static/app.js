@@ -153,6 +153,8 @@ function piece(seat, label) {
   return d;
 }
 
+const STACKED = 5;   // checkers drawn on a backgammon point
+
 function drawBoard(view) {
   const {layout} = current;
   const state = {...current.state, board: view || current.state.board};
@@ -164,6 +166,7 @@ function drawBoard(view) {
     else document.body.style.removeProperty(`--seat${seat}`);
   }
   document.body.classList.toggle("coloured", !!layout.colours);
+  board.classList.toggle("backgammon", layout.board === "backgammon");
   board.style.setProperty("--cols", layout.cols);
   board.style.gridTemplateColumns = `repeat(${layout.cols}, var(--cell))`;
   for (const c of layout.cells) {
@@ -180,7 +183,11 @@ function drawBoard(view) {
     const seat = pool ? (pooled ? owner : undefined) : state.board.cells[c.id];
     const label = pool ? pooled : {...state.board.labels, ...state.board.stacks}[c.id];
     if (seat !== undefined) {
-      div.appendChild(piece(seat, label));
+      // a backgammon point shows its checkers one above the other (up to STACKED, the
+      // last one numbered when there are more); other games one piece, numbered
+      const stacked = layout.board === "backgammon" && !pool ? Math.min(label, STACKED) : 0;
+      for (let k = 1; k < stacked; k++) div.appendChild(piece(seat));
+      div.appendChild(piece(seat, stacked && label <= STACKED ? undefined : label));
       const what = label === undefined ? state.sides[seat] : `${state.sides[seat]} ${label}`;
       div.setAttribute("aria-label", `square ${c.label}: ${what}`);
     } else {
@@ -301,7 +308,8 @@ function drawMoves() {
   const list = $("moves");
   list.innerHTML = "";
   const byPiece = {};
-  state.moves.forEach((m) => {
+  const tapping = state.moves.length > 0 && state.moves[0].orders !== undefined;
+  state.moves.filter((m) => !tapping || m.orders.some((o) => untapped(o))).forEach((m) => {
     const li = document.createElement("li");
     const button = document.createElement("button");
     button.textContent = m.text;
@@ -312,6 +320,7 @@ function drawMoves() {
     list.appendChild(li);
     (byPiece[m.from_cell] = byPiece[m.from_cell] || []).push(m);
   });
+  if (tapping) { drawTaps(); return; }
   for (const [cell, moves] of Object.entries(current.layout.moves === "listed" ? {} : byPiece)) {
     const from = document.getElementById(`cell-${cell}`);
     if (!from) continue;
@@ -349,6 +358,111 @@ function pick(cell) {
   }
 }
 
+// Backgammon's plays are also tapped checker by checker: a tap moves a checker one
+// die's step that some play allows (its steps taken in any order, or as the other
+// order of the dice plays it; a checker on the bar first), where there are two the
+// points it can reach are ringed to choose from, and the steps tapped that make a
+// whole play send it. The board shows the steps tapped so far; Undo takes them back.
+let tapped = [];   // the steps tapped this turn: {from_cell, to_cell}
+const sameStep = (a, b) => a.from_cell === b.from_cell && a.to_cell === b.to_cell;
+
+// an order's steps not tapped yet, or null where a tapped step is not in it
+function untapped(order) {
+  const left = [...order];
+  for (const t of tapped) {
+    const k = left.findIndex((s) => sameStep(s, t));
+    if (k < 0) return null;
+    left.splice(k, 1);
+  }
+  return left;
+}
+
+// the board after the steps tapped: a checker that lands on a lone opponent hits it
+function tappedBoard() {
+  const seat = current.state.seat, b = current.state.board;
+  const board = {...b, cells: {...b.cells}, stacks: {...b.stacks}, off: [...b.off]};
+  const add = (cell, who) => {
+    board.cells[cell] = who; board.stacks[cell] = (board.stacks[cell] || 0) + 1;
+  };
+  for (const {from_cell: from, to_cell: to} of tapped) {
+    if (--board.stacks[from] === 0) { delete board.stacks[from]; delete board.cells[from]; }
+    if (to === `off${seat}`) { board.off[seat] += 1; continue; }
+    if (board.cells[to] === 1 - seat) { delete board.stacks[to]; add(`bar${1 - seat}`, 1 - seat); }
+    add(to, seat);
+  }
+  return board;
+}
+
+// each cell the mover can tap now, with the cells its checker can reach
+function openSteps(board) {
+  const seat = current.state.seat, bar = `bar${seat}`;
+  const open = {};
+  for (const m of current.state.moves) {
+    for (const order of m.orders) {
+      for (const s of untapped(order) || []) {
+        if (board.cells[s.from_cell] !== seat || (board.stacks[bar] && s.from_cell !== bar)) continue;
+        const to = open[s.from_cell] = open[s.from_cell] || [];
+        if (!to.includes(s.to_cell)) to.push(s.to_cell);
+      }
+    }
+  }
+  return open;
+}
+
+function cellName(cell) {
+  const c = current.layout.cells.find((x) => x.id === cell);
+  return c ? c.label : cell;
+}
+
+function drawTaps(picked) {
+  const seat = current.state.seat;
+  const board = tappedBoard();
+  if (tapped.length) { drawBoard(board); markLastMoves(); }
+  undoButton();
+  for (const [from, tos] of Object.entries(openSteps(board))) {
+    const div = $(`cell-${from}`);
+    if (!div) continue;
+    const ring = [...div.querySelectorAll(`.piece.seat${seat}`)].pop() || div;
+    const go = (e) => {
+      if (e) e.stopPropagation();
+      if (tos.length === 1) tap(from, tos[0]); else pickStep(from, tos);
+    };
+    ring.classList.add("movable");
+    if (from === picked) ring.classList.add("picked");
+    ring.tabIndex = 0;
+    ring.dataset.from = from;
+    ring.setAttribute("aria-label", `checker on ${cellName(from)}: to ` +
+                      tos.map(cellName).join(" or "));
+    ring.addEventListener("click", go);
+    ring.addEventListener("keydown", (e) => { if (e.key === "Enter") go(); });
+  }
+}
+
+// a checker with two steps open: the points it can reach ringed as the choices
+function pickStep(from, tos) {
+  drawBoard(tappedBoard()); markLastMoves();
+  drawTaps(from);
+  for (const to of tos) {
+    const div = $(`cell-${to}`);
+    if (!div) continue;
+    div.classList.add("choice");
+    div.tabIndex = 0;
+    div.setAttribute("aria-label", `${cellName(from)} to ${cellName(to)}`);
+    div.addEventListener("click", (e) => { e.stopPropagation(); tap(from, to); }, true);
+    div.addEventListener("keydown", (e) => { if (e.key === "Enter") tap(from, to); });
+  }
+}
+
+function tap(from, to) {
+  tapped.push({from_cell: from, to_cell: to});
+  const whole = current.state.moves.find((m) => m.orders.some((o) => {
+    const left = untapped(o);
+    return left !== null && left.length === 0;
+  }));
+  if (whole) { tapped = []; move(whole.index); return; }
+  drawBoard(tappedBoard()); markLastMoves(); drawMoves();
+}
+
 function mark(cell, on) {
   const to = document.getElementById(`cell-${cell}`);
   if (to) to.classList.toggle("target", on);
@@ -356,6 +470,7 @@ function mark(cell, on) {
 
 function show(data) {
   current = {...current, ...data};
+  tapped = [];
   // a throw by its number, as the review names it
   for (const e of data.events || []) addLog(e.number ? `${e.number}. ${e.text}` : e.text);
   drawBoard(); drawDice(data.events); drawMoves();
@@ -366,13 +481,13 @@ function show(data) {
   // a hint for a move, and with the cube for a double or its answer
   const cubeDecision = s.cube && (answering || (s.phase === "throw" && s.cube.can_double && human));
   $("hint").disabled = !(current.judge && (s.phase === "move" || cubeDecision));
-  $("undo").disabled = !s.can_undo;
-  $("undo").hidden = hotseat();
+  undoButton();
   $("cube-controls").hidden = !s.cube;
   $("double").disabled = !(s.cube && s.cube.can_double && human);
   $("take").disabled = $("pass").disabled = !answering;
   const won = s.points ? `${s.points} point${s.points === 1 ? "" : "s"}` : "the game";
-  const choose = current.layout.moves === "listed" ? "choose a move below" : "choose a ringed piece";
+  const choose = s.moves.length && s.moves[0].orders ? "tap a ringed checker, or choose a move below" :
+    current.layout.moves === "listed" ? "choose a move below" : "choose a ringed piece";
   if (s.phase === "over") {
     $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
       `You win ${won} (${s.sides[s.winner]}).` : `The computer wins ${won} (${s.sides[s.winner]}).`) :
@@ -394,6 +509,12 @@ function show(data) {
 }
 
 const hotseat = () => current.state.humans.length === 2;
+
+// Undo takes back the checkers tapped this turn, else (against the computer) the last move
+function undoButton() {
+  $("undo").disabled = !(tapped.length || current.state.can_undo);
+  $("undo").hidden = hotseat() && !tapped.length;
+}
 
 // The last move of each side stays marked. The computer's moves of this answer slide
 // one after the other, and a piece a move sends away (a capture, a swap) slides after
@@ -472,6 +593,11 @@ async function act(method, path, body) {
 
 const throwDice = () => act("POST", `/api/games/${current.id}/throw`);
 function undo() {
+  if (tapped.length) {   // the checkers tapped this turn go back; the move is not sent yet
+    tapped = [];
+    drawBoard(); markLastMoves(); drawMoves();
+    return;
+  }
   for (const seat of Object.keys(lastMoves)) delete lastMoves[seat];
   act("POST", `/api/games/${current.id}/undo`);
 }
