@@ -16,7 +16,7 @@ from pathlib import Path
 import h5py
 import numpy as np
 
-from tabula.games.game import N_LAYER_IDS, layer_id
+from tabula.games.game import N_LAYER_IDS, OVER, layer_id
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.rng import cumulative
@@ -132,6 +132,21 @@ class ContactTable(MoneyTable):
             m["position"], m["over"],
             int(g.loss_size(np.int64(m["position"]), g.pieces)) if m["over"] else 1)}
             for m in moves]
+
+    def decision_worths(self, counts, next_codes, infos) -> np.ndarray:
+        """float32 (n, M): each legal move's worth to the mover, for the decision loss of
+        training: its equity with the cube centred, the opponent on roll doubling when
+        right (solver/two_sided.py: cube_equity), or the win's size where the move ends
+        the game; 0 in unused slots."""
+        g = self.game
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        over = live & ((infos & OVER) != 0)
+        worths = np.zeros(next_codes.shape, dtype=np.float32)
+        worths[over] = [g.loss_size(np.int64(c), g.pieces) for c in next_codes[over]]
+        their = self.values(next_codes[live & ~over])
+        centered, unavailable = their[:, contact.CENTERED], their[:, contact.UNAVAILABLE]
+        worths[live & ~over] = -np.maximum(centered, np.minimum(2 * unavailable, 1.0))
+        return worths
 
     def self_play(self, seed: int, first_game: int, n: int, explore: float,
                   alternatives: bool, capacity: int):

@@ -176,3 +176,31 @@ def test_self_play_plays_the_best_cubeless_move_and_repeats_with_its_seed(tmp_pa
     assert np.array_equal(records(7, 0, 40, 0.0, False, 256)[0], first[0])
     explored, kinds = records(7, 0, 40, 1.0, True, 256)
     assert not np.array_equal(explored, first[0]) and (kinds == 2).any()
+
+
+def test_decision_worths_are_the_moves_centred_equities_and_the_net_reads_them_alike(
+        tmp_path):
+    """A contact table's decision worths (the decision loss's targets) are each move's
+    equity with the cube centred, as `tabula value` gives it; the model's worths of
+    the same moves, from the table's own values as its outputs, are the same."""
+    import torch
+    from tabula.datagen.decisions import decisions_for
+    from tabula.training.model import ValueNet
+    out = tmp_path / "hyper2.h5"
+    solve_game(get_game("backgammon", 2), out, quiet=True, tol=1e-6)
+    table = ContactTable(out)
+    codes, _ = contact.numbering(table.game)
+    counts, next_codes, infos, worths = decisions_for(table, codes[::50], seed=2)
+    assert len(counts) > 500 and ((infos & OVER) != 0).any()
+    for i in range(0, len(counts), 7):
+        moves = [{"position": int(c), "over": bool(f & OVER)}
+                 for c, f in zip(next_codes[i, :counts[i]], infos[i, :counts[i]])]
+        centred = [a["equity"]["centered"] for a in table.move_answers(0, moves)]
+        assert np.allclose(worths[i, :counts[i]], centred, atol=1e-6)
+    net = ValueNet("backgammon", 2, hidden=[8], rules="hyper")
+    live = np.arange(next_codes.shape[1]) < counts[:, None]
+    need = live & ((infos & OVER) == 0)
+    unit = torch.tensor(table.values(next_codes[need]) * net.unit_scale + net.unit_shift)
+    logits = torch.logit(unit.clamp(1e-7, 1 - 1e-7)).double()
+    theirs = net._equity_worths(torch.tensor(need), logits, torch.tensor(worths))
+    assert np.allclose(theirs.numpy()[live], worths[live], atol=1e-5)

@@ -130,12 +130,16 @@ class ValueNet(L.LightningModule):
             cross-entropy from the table's choice distribution over a decision's
             moves, softmax(exact worth / temperature), to the net's (the KL divergence
             plus the target's entropy, which the net does not change: same gradients).
-        decision_temperature: in winning-chance units (0.01 = one point).
+            In a money game (a table of several values) a move is worth the mover's
+            equity with the cube centred (solver/contact_table.py: decision_worths).
+        decision_temperature: in winning-chance units (0.01 = one point), or in
+            points of equity in a money game.
         afterstate_weight: weight of a value loss on the positions after the decisions'
             moves (needs decision_weight > 0 and a table of one value): the decision
             loss already runs the net on them and the table's worths give their exact
             values, so they are labelled positions at no extra forward pass.
-        search_weight: weight of the searched-decision loss (needs data.searched > 0):
+        search_weight: weight of the searched-decision loss (needs data.searched > 0
+            and a table of one value):
             the same cross-entropy, with the net's worth of each move taken through one
             throw of expectimax past it, as the net+search player scores it.
         init_from: a checkpoint, or an fp32 model file of `tabula export` (.onnx), of
@@ -184,6 +188,9 @@ class ValueNet(L.LightningModule):
         if afterstate_weight > 0 and (decision_weight == 0 or len(self.names) > 1):
             raise ModelError("model.afterstate_weight needs model.decision_weight > 0 and a "
                              f"table of one value ({game}'s has {len(self.names)})")
+        if search_weight > 0 and len(self.names) > 1:
+            raise ModelError("model.search_weight needs a table of one value ("
+                             f"{game}'s has {len(self.names)})")
         self.mlp = nn.Sequential(*layers, nn.Linear(widths[-1], len(self.names)))
         # each output is a logit of its value mapped from its range onto [0, 1]
         low, high = value_ranges(self.game)
@@ -292,6 +299,19 @@ class ValueNet(L.LightningModule):
         v[need] = values_of_next(need)
         return torch_worths(infos, v)
 
+    def _equity_worths(self, need, logits, exact):
+        """A money game's moves as its table's decision_worths values them (solver/
+        contact_table.py): the mover's equity with the cube centred, the opponent on roll
+        doubling when right, from the net's values of the positions after the moves
+        (`need`, whose logits are given); a move that ends the game is worth its win."""
+        unit = torch.sigmoid(logits)
+        values = (unit - unit.new_tensor(self.unit_shift)) / unit.new_tensor(self.unit_scale)
+        centered = values[:, self.names.index("centered")]
+        unavailable = values[:, self.names.index("unavailable")]
+        worth = torch.where(need, 0.0, exact).to(values.dtype)
+        worth[need] = -torch.maximum(centered, torch.clamp(2 * unavailable, max=1.0))
+        return worth
+
     def _choice_loss(self, worth, live, exact, shares=None):
         """Cross-entropy from the table's choice distribution softmax(exact / t) over a
         decision's live moves (or a search's visit shares, given) to the net's
@@ -308,6 +328,8 @@ class ValueNet(L.LightningModule):
         live = _live(counts, next_codes.shape[1])
         need = valued_moves(live, infos)
         logits = self(next_codes[need])
+        if len(self.names) > 1:
+            return self._choice_loss(self._equity_worths(need, logits, exact), live, exact), None
         worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
         afterstate = None
         if self.hparams.afterstate_weight > 0:
