@@ -21,13 +21,14 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.yamlfile import load_yaml
 from tabula.runtime.sampling import uniform_positions
 from tabula.infra.manifest import sha256_file, stamp
+from tabula.solver.values import value_ranges
 
 from tabula.runtime.model_file import (FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata,
                                       output_spec)
 from .quantize import mean_inputs, quantize_weights
 
 PARITY_POSITIONS = 20_000
-PARITY_BOUND = 1e-6
+PARITY_BOUND = 1e-6   # of each output's range (an equity's is 6 points): float32's noise
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 CALIBRATION_SEED = 54321
 INPUT_NAME = "codes"
@@ -129,15 +130,17 @@ def _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path
               "data_sha256": recorded.get("data_sha256"),
               "table_sha256": recorded.get("table_sha256"),
               "config": _run_config(checkpoint)}
-    results = {"fp32": _finish(out, partial, common, codes, reference, "fp32")}
+    low, high = value_ranges(game)
+    spans = np.array(high) - np.array(low)
+    results = {"fp32": _finish(out, partial, common, codes, reference, spans, "fp32")}
     if int8:
         calibration = uniform_positions(game, CALIBRATION_POSITIONS, seed=CALIBRATION_SEED)
         quantization = quantize_weights(partial[out], partial[int8_path],
                                         mean_inputs(net, calibration))
         common = {**common, "quantization": {**quantization,
                                              "calibration_positions": len(calibration)}}
-        results["int8"] = _finish(int8_path, partial, common, codes, reference, "int8",
-                                  fp32_path=partial[out])
+        results["int8"] = _finish(int8_path, partial, common, codes, reference, spans,
+                                  "int8", fp32_path=partial[out])
     return results
 
 
@@ -163,21 +166,23 @@ def write_metadata(model, game):
     onnx.helper.set_model_props(model, model_metadata(game))
 
 
-def _finish(path, partial, common, codes, reference, precision, fp32_path=None) -> dict:
+def _finish(path, partial, common, codes, reference, spans, precision,
+            fp32_path=None) -> dict:
     """Measure the parity of model `path` (written as partial[path]), then write its
-    manifest (as the partial of PATH.json)."""
+    manifest (as the partial of PATH.json); spans: each output's range, high - low."""
     written = partial[path]
     model = OnnxValueModel(written, check_manifest=False)
     got = model.predict(codes)
     diff = np.abs(got - reference)
+    of_range = diff.reshape(len(diff), -1) / spans
     parity = {"positions": len(codes), "against": "pytorch", "max_abs_diff": float(diff.max()),
-              "mean_abs_diff": float(diff.mean())}
+              "mean_abs_diff": float(diff.mean()), "max_of_range": float(of_range.max())}
     if fp32_path is not None:
         parity["max_abs_diff_vs_fp32"] = float(
             np.abs(got - OnnxValueModel(fp32_path, check_manifest=False).predict(codes)).max())
-    elif parity["max_abs_diff"] > PARITY_BOUND:
-        raise ExportError(f"ONNX output differs from PyTorch by {parity['max_abs_diff']:.2e} "
-                          f"> {PARITY_BOUND:.0e}; model not usable")
+    elif parity["max_of_range"] > PARITY_BOUND:
+        raise ExportError(f"ONNX output differs from PyTorch by {parity['max_of_range']:.2e} "
+                          f"of an output's range > {PARITY_BOUND:.0e}; model not usable")
     manifest = {**common, "precision": precision, "file": path.name,
                 "bytes": written.stat().st_size, "sha256": sha256_file(written),
                 "parity": parity}

@@ -153,6 +153,27 @@ def better_cubeless(cubeless, win, best_cubeless, best_win):
 
 
 @njit(cache=True)
+def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_codes,
+                       infos, n):
+    """The cubeless perfect player, as solver/selfplay.py's games ask a chooser: the
+    index of the best of the first n moves by the table's cubeless chances (`values`,
+    nine a position, numbered by `offsets`), chosen as the solve chooses."""
+    best_j, best_cubeless, best_win = 0, -np.inf, -1.0
+    for j in range(n):
+        after = next_codes[j]
+        if infos[j] & OVER:
+            size = loss_size(after, pieces)
+            win, cubeless = 1.0, float(size)
+        else:   # the opponent is on roll: their chances, turned round
+            v = values[offsets[layer_of(after)] + rank(after)]
+            win = 1.0 - v[0]
+            cubeless = -(2.0 * v[0] - 1.0 + v[1] + v[2] - v[3] - v[4])
+        if better_cubeless(cubeless, win, best_cubeless, best_win):
+            best_j, best_cubeless, best_win = j, max(cubeless, best_cubeless), win
+    return best_j
+
+
+@njit(cache=True)
 def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
     """out = the values of the position whose moves are row i of the table (firsts,
     counts, targets), from its successors' (the Bellman operator); best: room for

@@ -23,7 +23,7 @@ from tabula.infra.rng import cumulative
 from tabula.infra.schemas import ContactTableAttributes, check
 
 from . import contact
-from .contact_selfplay import play_contact_games
+from .selfplay import play_games
 from .race_table import (MoneyTable, RaceTableError, answer_of, arrays_sha256, crc32,
                          read_dataset, read_header, value_bounds)
 
@@ -151,14 +151,15 @@ class ContactTable(MoneyTable):
     def self_play(self, seed: int, first_game: int, n: int, explore: float,
                   alternatives: bool, capacity: int):
         """Table.self_play for a game with contact: games from the game's start, both
-        sides playing the best cubeless move by the table (solver/contact_selfplay.py)."""
+        sides playing the best cubeless move by the table (contact.best_cubeless_move)."""
         g = self.game
         out = np.empty(n * capacity, dtype=np.int64)
         kinds = np.zeros(n * capacity, dtype=np.uint8)
-        counts = play_contact_games(
+        counts = play_games(
             g.moves, g.mirror, g.layer_of, g.rank, g.loss_size, g.pieces, g.throws,
-            cumulative(g.probs), g.max_moves, self.table, self.offsets, g.start, seed,
-            first_game, explore, alternatives, capacity, out, kinds)
+            cumulative(g.probs), g.max_moves, contact.best_cubeless_move, self.table,
+            self.offsets, np.full(n, g.start, dtype=np.int64), seed, first_game, explore,
+            alternatives, capacity, out, kinds)
         return counts, out, kinds
 
     def verify(self, sample: int | None = None, seed: int | None = None) -> dict:

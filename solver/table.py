@@ -25,7 +25,7 @@ from tabula.infra.schemas import LayerAttributes, TableAttributes, check
 
 from .bellman import best_moves, decision_losses, decision_worths, table_move_worths
 from .lookup import lookup_many
-from .selfplay import play_games
+from .selfplay import best_by_chance, play_games, single_loss
 from .verify import residual_bound, spot_residual, verify_table
 
 FORMAT = "tabula-table"
@@ -239,9 +239,10 @@ class Table:
         out = np.empty(n * capacity, dtype=np.int64)
         kinds = np.zeros(n * capacity, dtype=np.uint8)
         starts = start_positions(g, seed, np.arange(first_game, first_game + n))
-        counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, g.throws,
-                            cumulative(g.probs), g.max_moves, self.flat, self.offsets, starts,
-                            seed, first_game, explore, alternatives, capacity, out, kinds)
+        counts = play_games(g.moves, g.mirror, g.layer_of, g.rank, single_loss, g.pieces,
+                            g.throws, cumulative(g.probs), g.max_moves, best_by_chance,
+                            self.flat, self.offsets, starts, seed, first_game, explore,
+                            alternatives, capacity, out, kinds)
         return counts, out, kinds
 
     def values_sha256(self) -> str:

@@ -142,7 +142,7 @@ def cubeless_of_mover(table, next_codes, infos):
 
 
 def test_self_play_plays_the_best_cubeless_move_and_repeats_with_its_seed(tmp_path):
-    """Games of the contact table's player (solver/contact_selfplay.py) from the start:
+    """Games of the contact table's player (contact.best_cubeless_move) from the start:
     every step is, for some roll, a best cubeless move by the table (or a pass when the
     roll has none); the same seed gives the same positions, exploring games others."""
     out = tmp_path / "hyper1.h5"
