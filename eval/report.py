@@ -74,6 +74,13 @@ class Measure:
     largest_power: int    # ... and the largest, as a power of ten
 
 
+def starts_text(game) -> str:
+    """Where the report's games start (games/state.begin)."""
+    if game.deal is None:
+        return "from the start position"
+    return f"from random starts with {game.pieces} checkers a side"
+
+
 def measure_of(game) -> Measure:
     """How a report on `game` measures its players: in winning chance against the
     perfect player, or with the doubling cube in points of equity."""
@@ -93,7 +100,8 @@ def write_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
                            measure.largest_power, out)
     return write_report_files(table, [r.summary for r in results], games, seed, out,
                               measure.title.format(game=game),
-                              measure.method.format(game=game, games=games, seed=seed))
+                              measure.method.format(game=game, games=games, seed=seed,
+                                                    starts=starts_text(game)))
 
 
 def write_report_files(table, rows, games, seed, out: Path, title: str, method: str) -> dict:
@@ -207,8 +215,8 @@ MONEY = Measure(
     ("perfect",), money_player, cube_regret,
     "How many points each player gives away: {game.name}, {game.pieces} checkers, money "
     "play with the doubling cube",
-    "Each player played {games:,} games against itself from random starts with "
-    "{game.pieces} checkers a side, cube centred (seed {seed}). The table scores every "
+    "Each player played {games:,} games against itself {starts}, cube centred (seed "
+    "{seed}). The table scores every "
     "decision, in points at the cube value of the moment: checker play by the best "
     "move's equity less the chosen one's, cube decisions (double or not, take or pass) "
     "likewise. An error is a loss above 1e-6.", _money_plot, 1e-5, 1)

@@ -24,7 +24,7 @@ from numba import njit
 from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from .cube import Cube
-from .features import concat, field, one_hot
+from .features import concat, field, one_hot, weighted_sum
 from .gnubg_id import board_of_id, position_id
 from .game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Flag, Game,
                    PositionError, bear_off_successors, check_json_object)
@@ -377,26 +377,60 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 presentation=shown.presentation(pieces, __doc__.strip()))
 
 
+def _shot_chances() -> list[float]:
+    """For d = 0..24 pips, the share of the 36 rolls that can carry a checker exactly d
+    pips (one die, both, or a double's steps), as if no point were blocked on the way."""
+    chances = [0.0] * (BAR)
+    for a in range(1, 7):
+        for b in range(1, 7):
+            reach = {a * k for k in range(1, 5)} if a == b else {a, b, a + b}
+            for d in reach:
+                if d < BAR:
+                    chances[d] += 1 / 36
+    return chances
+
+
+SHOT_CHANCES = _shot_chances()
+
+
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64): for each side (mover first), for
     each of its 25 places (points 1..24, the bar) whether it holds at least 1, 2 and 3
-    checkers, then its pips to go / 75 and its checkers borne off (0..pieces) one-hot:
-    2 * (75 + 1 + pieces + 1) inputs."""
+    checkers, then its pips to go / 75 and its checkers borne off (0..pieces) one-hot;
+    then for each side's checker (slot by slot) the chance that the other side can hit
+    it, if it is a blot on a point (the best of the other side's checkers by
+    SHOT_CHANCES of the distance, blocks ignored); then whether the sides are still in
+    contact (a checker of one has yet to pass one of the other):
+    2 * (75 + 1 + pieces + 1 + 3) + 1 inputs."""
+    places = [[field(codes, first_bit + SLOT_BITS * i, SLOT_BITS) for i in range(MAX_PIECES)]
+              for first_bit in (0, SIDE_BITS)]
     parts = []
-    for first_bit in (0, SIDE_BITS):
+    for side in places:
         counts = None
-        total = None
-        for i in range(MAX_PIECES):
-            place = field(codes, first_bit + SLOT_BITS * i, SLOT_BITS)
+        for place in side:
             hot = one_hot(place, PLACES)
             counts = hot if counts is None else counts + hot
-            total = place if total is None else total + place
         in_play = counts[:, 1:]
         parts += [(in_play >= 1).float(), (in_play >= 2).float(), (in_play >= 3).float(),
-                  total.unsqueeze(1).float() / (MAX_PIECES * BAR),
+                  sum(side).unsqueeze(1).float() / (MAX_PIECES * BAR),
                   one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
+    contact = None
+    for side, other in ((places[0], places[1]), (places[1], places[0])):
+        for place in side:
+            blot = (sum((place == p).long() for p in side) == 1) & (place >= 1) & (place < BAR)
+            shot = None
+            for hitter in other:   # the other side's checker goes the other way round
+                distance = place + hitter - BAR
+                can = blot & (hitter >= 1) & (distance >= 1)
+                chance = weighted_sum(one_hot(distance.clamp(0, BAR - 1), BAR),
+                                      SHOT_CHANCES).squeeze(1) * can.float()
+                shot = chance if shot is None else shot.maximum(chance)
+                meets = ((place >= 1) & (hitter >= 1) & (place + hitter > BAR)).long()
+                contact = meets if contact is None else contact + meets
+            parts.append(shot.unsqueeze(1))
+    parts.append((contact >= 1).float().unsqueeze(1))
     return concat(parts)
 
 
 def n_features(pieces: int) -> int:
-    return 2 * (3 * BAR + 1 + pieces + 1)
+    return 2 * (3 * BAR + 1 + pieces + 1 + MAX_PIECES) + 1
