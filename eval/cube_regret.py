@@ -29,6 +29,13 @@ from .equities import TIE, Equities, double_loss, move_equities, take_loss
 from .players import Player
 
 
+def starts_text(game) -> str:
+    """Where the games of cube_regret start (games/state.begin), in words."""
+    if game.deal is None:
+        return "from the start position"
+    return f"from random starts with {game.pieces} checkers a side"
+
+
 @dataclass
 class CubeRegret:
     summary: dict             # the figures (tabula eval regret --json prints them)

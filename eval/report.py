@@ -15,7 +15,7 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.schemas import ReportResults, read_json
 
-from .cube_regret import cube_regret
+from .cube_regret import cube_regret, starts_text
 from .measures import regret
 from .players import make_player, money_player
 
@@ -72,13 +72,6 @@ class Measure:
     plot: Callable        # (results, out) -> loss_per_game.png
     smallest: float       # the least loss the loss distribution shows ...
     largest_power: int    # ... and the largest, as a power of ten
-
-
-def starts_text(game) -> str:
-    """Where the report's games start (games/state.begin)."""
-    if game.deal is None:
-        return "from the start position"
-    return f"from random starts with {game.pieces} checkers a side"
 
 
 def measure_of(game) -> Measure:

@@ -414,21 +414,21 @@ def features(codes, pieces: int):
         parts += [(in_play >= 1).float(), (in_play >= 2).float(), (in_play >= 3).float(),
                   sum(side).unsqueeze(1).float() / (MAX_PIECES * BAR),
                   one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
-    contact = None
-    for side, other in ((places[0], places[1]), (places[1], places[0])):
-        for place in side:
-            blot = (sum((place == p).long() for p in side) == 1) & (place >= 1) & (place < BAR)
-            shot = None
-            for hitter in other:   # the other side's checker goes the other way round
-                distance = place + hitter - BAR
-                can = blot & (hitter >= 1) & (distance >= 1)
-                chance = weighted_sum(one_hot(distance.clamp(0, BAR - 1), BAR),
-                                      SHOT_CHANCES).squeeze(1) * can.float()
-                shot = chance if shot is None else shot.maximum(chance)
-                meets = ((place >= 1) & (hitter >= 1) & (place + hitter > BAR)).long()
-                contact = meets if contact is None else contact + meets
-            parts.append(shot.unsqueeze(1))
-    parts.append((contact >= 1).float().unsqueeze(1))
+    # the checkers as (n, 3) places, each side's against the other's in (n, 3, 3) pairs
+    # (a few tensor operations, so that the exported graph stays small and fast)
+    mine, theirs = (concat([place.unsqueeze(1) for place in side]) for side in places)
+    for side, other in ((mine, theirs), (theirs, mine)):
+        alone = (side.unsqueeze(2) == side.unsqueeze(1)).long().sum(dim=2) == 1
+        blot = alone & (side >= 1) & (side < BAR)
+        distance = side.unsqueeze(2) + other.unsqueeze(1) - BAR   # the other goes the
+        can = blot.unsqueeze(2) & (other.unsqueeze(1) >= 1) & (distance >= 1)  # other way
+        hot = (distance.clamp(0, BAR - 1).unsqueeze(3) ==
+               distance.new_tensor(list(range(BAR)))).float()
+        chance = (hot @ hot.new_tensor(SHOT_CHANCES).unsqueeze(1)).squeeze(3) * can.float()
+        parts.append(chance.amax(dim=2))
+    meets = (mine.unsqueeze(2) >= 1) & (theirs.unsqueeze(1) >= 1) & \
+        (mine.unsqueeze(2) + theirs.unsqueeze(1) > BAR)
+    parts.append((meets.long().sum(dim=(1, 2)) >= 1).float().unsqueeze(1))
     return concat(parts)
 
 

@@ -21,6 +21,13 @@ RACE_OUTPUT_MEANING = ("for the player about to throw: the cubeless chances (win
                        "unit of cube value when not doubling now with the cube centered, "
                        "owned, unavailable (docs/rules/bearoff.md)")
 
+CONTACT_OUTPUT_MEANING = ("for the player about to throw: the cubeless chances (win, "
+                          "win_gammon, win_backgammon, lose_gammon, lose_backgammon: the "
+                          "gammons and backgammons among the wins and the losses), then the "
+                          "money equities per unit of cube value when not doubling now with "
+                          "the cube centered, owned, unavailable, and centered under the "
+                          "Jacoby rule (docs/rules/backgammon.md)")
+
 
 def output_spec(game) -> dict:
     """The model's output: its name, shape and meaning (a race table's nets give one
@@ -30,7 +37,9 @@ def output_spec(game) -> dict:
         return {"name": "win_probability", "dtype": "float32", "shape": ["batch"],
                 "description": OUTPUT_MEANING}
     return {"name": "values", "dtype": "float32", "shape": ["batch", len(names)],
-            "columns": list(names), "description": RACE_OUTPUT_MEANING}
+            "columns": list(names),
+            "description": CONTACT_OUTPUT_MEANING if "win_backgammon" in names else
+            RACE_OUTPUT_MEANING}
 
 
 class ModelError(TabulaError):

@@ -140,11 +140,11 @@ def test_shipped_pipeline_configs_load():
     from pathlib import Path
     folder = Path(__file__).resolve().parent.parent / "configs" / "pipeline"
     names = sorted(p.stem for p in folder.glob("*.yaml"))
-    assert names == ["bearoff10", "einstein3", "quick", "senet4", "ur-blitz5", "ur-masters7",
-                     "ur7"]
+    assert names == ["backgammon3", "bearoff10", "einstein3", "quick", "senet4", "ur-blitz5",
+                     "ur-masters7", "ur7"]
     for path in folder.glob("*.yaml"):
         config = load_config(path)
-        assert config["game"] in ("ur", "senet", "bearoff", "einstein")
+        assert config["game"] in ("ur", "senet", "bearoff", "einstein", "backgammon")
         assert config["report"]["players"]
 
 
@@ -156,7 +156,7 @@ PATHS = {("model", "init_from"), ("data", "path"), ("data", "table"),
 @pytest.mark.parametrize("model", ["einstein3", "einstein3.int8", "ur7", "ur7.int8",
                                    "senet4", "senet4.int8", "bearoff10", "bearoff10.int8",
                                    "ur-blitz5", "ur-blitz5.int8", "ur-masters7",
-                                   "ur-masters7.int8"])
+                                   "ur-masters7.int8", "backgammon3", "backgammon3.int8"])
 def test_each_shipped_model_was_trained_by_its_recipe(model):
     """models/NAME.json's training config is what configs/pipeline/NAME.yaml gives for its
     last training stage, every key the recipe sets."""

@@ -143,14 +143,14 @@ def run_regret(args):
 
 def _race_regret(args, game, table):
     """Games with the doubling cube: checker play and cube decisions scored apart."""
-    from tabula.eval.cube_regret import cube_regret
+    from tabula.eval.cube_regret import cube_regret, starts_text
     from tabula.eval.players import money_player
     result = cube_regret(table, money_player(args.player, game, table), args.games,
                          args.seed, quiet=args.quiet).summary
     if args.json:
         print(json.dumps(result))
         return 0
-    print(f"{result['player']}: {result['games']:,} games from random starts, cube centred; "
+    print(f"{result['player']}: {result['games']:,} games {starts_text(game)}, cube centred; "
           f"loss per game {result['loss_per_game_points']:.4f} points: checker play "
           f"{result['checker_loss_per_game_points']:.4f} ({result['checker_decisions']:,} "
           f"decisions, error rate {result['checker_error_rate']:.2%}), cube "
