@@ -24,7 +24,7 @@ from numba import njit
 from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from .cube import Cube
-from .features import concat, field, one_hot, weighted_sum
+from .features import concat, field, one_hot
 from .gnubg_id import board_of_id, position_id
 from .game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Flag, Game,
                    PositionError, bear_off_successors, check_json_object)
