@@ -39,7 +39,7 @@ class Equities:
         nd = self.no_double(state)
         if state == UNAVAILABLE:
             return nd
-        return np.maximum(nd, np.minimum(2 * self.no_double(UNAVAILABLE), 1.0))
+        return cube_equity(nd, self.no_double(UNAVAILABLE))
 
     def doubles(self, state) -> bool:
         """Whether the player on roll (the first position) doubles, the cube in `state`."""

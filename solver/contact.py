@@ -156,6 +156,25 @@ def better_cubeless(cubeless, win, best_cubeless, best_win):
 
 
 @njit(cache=True)
+def won_chances(size):
+    """The mover's cubeless chances (win, win_gammon, win_backgammon, lose_gammon,
+    lose_backgammon) after a move that wins `size` points a unit of cube."""
+    return 1.0, 1.0 if size >= 2 else 0.0, 1.0 if size >= 3 else 0.0, 0.0, 0.0
+
+
+@njit(cache=True)
+def turned_chances(v):
+    """The mover's cubeless chances after a move to a position whose values, for the
+    opponent on roll there, are v: theirs turned round."""
+    return 1.0 - v[0], v[3], v[4], v[1], v[2]
+
+
+@njit(cache=True)
+def cubeless_equity(win, wg, wbg, lg, lbg):
+    return 2.0 * win - 1.0 + wg + wbg - lg - lbg
+
+
+@njit(cache=True)
 def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_codes,
                        infos, n):
     """The cubeless perfect player, as solver/selfplay.py's games ask a chooser: the
@@ -165,12 +184,11 @@ def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_
     for j in range(n):
         after = next_codes[j]
         if infos[j] & OVER:
-            size = loss_size(after, pieces)
-            win, cubeless = 1.0, float(size)
-        else:   # the opponent is on roll: their chances, turned round
-            v = values[offsets[layer_of(after)] + rank(after)]
-            win = 1.0 - v[0]
-            cubeless = -(2.0 * v[0] - 1.0 + v[1] + v[2] - v[3] - v[4])
+            win, wg, wbg, lg, lbg = won_chances(loss_size(after, pieces))
+        else:
+            win, wg, wbg, lg, lbg = turned_chances(values[offsets[layer_of(after)] +
+                                                          rank(after)])
+        cubeless = cubeless_equity(win, wg, wbg, lg, lbg)
         if better_cubeless(cubeless, win, best_cubeless, best_win):
             best_j, best_cubeless, best_win = j, max(cubeless, best_cubeless), win
     return best_j
@@ -195,13 +213,12 @@ def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
             k = targets[s]
             if k < 0:                        # the move wins: -k points a unit of cube
                 size = -k
-                win, wg, wbg, lg, lbg = (1.0, 1.0 if size >= 2 else 0.0,
-                                         1.0 if size >= 3 else 0.0, 0.0, 0.0)
+                win, wg, wbg, lg, lbg = won_chances(size)
                 centered = owned = unavailable = float(size)
                 jacoby = 1.0
             else:                            # the opponent is on roll in position k
                 v = values[k]
-                win, wg, wbg, lg, lbg = 1.0 - v[0], v[3], v[4], v[1], v[2]
+                win, wg, wbg, lg, lbg = turned_chances(v)
                 if k == passed:
                     centered, owned = -v[CENTERED], -v[OWNED]
                     unavailable, jacoby = -v[UNAVAILABLE], -v[JACOBY]
@@ -210,7 +227,7 @@ def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
                     centered = -cube_equity(v[CENTERED], v[UNAVAILABLE])
                     unavailable = -cube_equity(v[OWNED], v[UNAVAILABLE])
                     jacoby = -cube_equity(v[JACOBY], v[UNAVAILABLE])
-            cubeless = 2.0 * win - 1.0 + wg + wbg - lg - lbg
+            cubeless = cubeless_equity(win, wg, wbg, lg, lbg)
             if better_cubeless(cubeless, win, best_cubeless, best[0]):
                 best_cubeless = max(cubeless, best_cubeless)
                 best[0], best[1], best[2], best[3], best[4] = win, wg, wbg, lg, lbg

@@ -24,6 +24,7 @@ from tabula.infra.schemas import ContactTableAttributes, check
 
 from . import contact
 from .selfplay import play_games
+from .two_sided import cube_equity
 from .race_table import (MoneyTable, RaceTableError, answer_of, arrays_sha256, crc32,
                          read_dataset, read_header, value_bounds)
 
@@ -145,7 +146,7 @@ class ContactTable(MoneyTable):
         worths[over] = [g.loss_size(np.int64(c), g.pieces) for c in next_codes[over]]
         their = self.values(next_codes[live & ~over])
         centered, unavailable = their[:, contact.CENTERED], their[:, contact.UNAVAILABLE]
-        worths[live & ~over] = -np.maximum(centered, np.minimum(2 * unavailable, 1.0))
+        worths[live & ~over] = -cube_equity(centered, unavailable)
         return worths
 
     def self_play(self, seed: int, first_game: int, n: int, explore: float,

@@ -37,8 +37,9 @@ CUBEFUL = ("centered", "owned", "unavailable")
 @njit(cache=True)
 def cube_equity(no_double, no_double_unavailable):
     """The equity with access to the cube: double when 2 ND(unavailable) >= ND (the
-    opponent then takes or passes, whichever costs them less), else don't."""
-    return max(no_double, min(2.0 * no_double_unavailable, 1.0))
+    opponent then takes or passes, whichever costs them less), else don't. Of numbers,
+    or elementwise of arrays."""
+    return np.maximum(no_double, np.minimum(2.0 * no_double_unavailable, 1.0))
 
 
 def doubles(no_double, no_double_unavailable) -> bool:

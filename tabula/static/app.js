@@ -414,10 +414,10 @@ function cellName(cell) {
   return c ? c.label : cell;
 }
 
+// the board drawn is the board after the taps (tap, pickStep and undo draw it)
 function drawTaps(picked) {
   const seat = current.state.seat;
   const board = tappedBoard();
-  if (tapped.length) { drawBoard(board); markLastMoves(); }
   undoButton();
   for (const [from, tos] of Object.entries(openSteps(board))) {
     const div = $(`cell-${from}`);
