@@ -18,7 +18,7 @@ SEARCH_BUDGET = 2_000_000   # leaf positions evaluated at once, at most
 def decision_form(game, moves):
     """One decision, from move dicts (game.legal_moves), in decision form:
     counts (1,), next_codes (1, M), infos (1, M)."""
-    next_codes = np.zeros((1, game.max_moves), dtype=np.int64)
+    next_codes = np.zeros((1, game.max_moves), dtype=game.code_dtype)
     infos = np.zeros((1, game.max_moves), dtype=np.int64)
     next_codes[0, :len(moves)] = [m["position"] for m in moves]
     infos[0, :len(moves)] = [m["info"] for m in moves]

@@ -1,7 +1,9 @@
 """Backgammon with contact, rule set `hyper` (docs/rules/backgammon.md): hypergammon,
 1 to 3 checkers a side starting on the side's 24-, 23- and 22-points (the first N, as
 GNU Backgammon plays it), the full rules (games/backgammon_rules.py), gammons and
-backgammons, and the doubling cube.
+backgammons, and the doubling cube. The game's other rule set, `standard` (fifteen
+checkers a side), is games/backgammon_standard.py; both read positions in the JSON
+form and gnubg's position IDs here (counts_of_json) and lose by loss_of.
 
 Packed code (int64), seen by the player about to throw:
   bits  0..14  mover's checkers: 5 bits each, the place of each checker (0 borne
@@ -32,13 +34,16 @@ from .heuristic import TEMPO, logistic
 
 NAME = "backgammon"
 RULES = "hyper"
-FLAGS = (Flag("checkers", "pieces", "checkers a side (backgammon: hypergammon's 1..3)"),)
-MAX_PIECES = 3
+RULE_SETS = {"hyper": "hyper", "standard": "standard"}   # (games/backgammon_standard.py)
+FLAGS = (Flag("checkers", "pieces", "checkers a side (backgammon: hypergammon's 1..3; the "
+                                    "standard game's 15)"),)
+SLOTS = 3              # hypergammon's checkers a side, at most
+MAX_PIECES = 15        # the standard game's
 DEFAULT_PIECES = 3
 POINTS = 24
 SLOT_BITS = 5
 SLOT_MASK = (1 << SLOT_BITS) - 1
-SIDE_BITS = SLOT_BITS * MAX_PIECES
+SIDE_BITS = SLOT_BITS * SLOTS
 SIDE_MASK = (1 << SIDE_BITS) - 1
 START_POINTS = (24, 23, 22)
 THROWS = np.array([10 * hi + lo for hi in range(1, 7) for lo in range(1, hi + 1)],
@@ -59,7 +64,7 @@ def mirror(code):
 @njit(cache=True)
 def checkers_in_play(side):
     n = 0
-    for i in range(MAX_PIECES):
+    for i in range(SLOTS):
         if (side >> (SLOT_BITS * i)) & SLOT_MASK:
             n += 1
     return n
@@ -73,7 +78,7 @@ def layer_of(code):
 @njit(cache=True)
 def side_counts_into(side, board, first):
     """Add a packed side's checkers to board[first + place] (its 26 places)."""
-    for i in range(MAX_PIECES):
+    for i in range(SLOTS):
         place = (side >> (SLOT_BITS * i)) & SLOT_MASK
         if place:
             board[first + place] += 1
@@ -105,7 +110,7 @@ def code_of_board(board):
 
 
 @njit(cache=True)
-def _label(board, after):
+def label(board, after):
     """from = the highest place that lost a checker, to = the lowest that gained one
     (0: off): only a label for people, the move is its resulting position."""
     frm = 0
@@ -130,7 +135,7 @@ def moves(code, throw, out_codes, out_info):
     n = plays(board, throw // 10, throw % 10, room[0], room[1:], keys)
     for i in range(n):
         after = room[0, i]
-        out_info[i] = _label(board, after)
+        out_info[i] = label(board, after)
         if after[OFF] == checkers_in_play(code & SIDE_MASK):
             out_info[i] |= OVER
         out_codes[i] = mirror(code_of_board(after))
@@ -222,7 +227,7 @@ def unrank(layer, r):
             points[j] = p
             j += 1
     points[k] = BAR
-    bins = np.empty(MAX_PIECES, dtype=np.int64)
+    bins = np.empty(SLOTS, dtype=np.int64)
     _multiset_unrank(inner % BINOM[a, k], a - k, k + 1, bins)
     for i in range(a - k):
         board[points[bins[i]]] += 1
@@ -249,7 +254,7 @@ def layer_size(a: int, b: int) -> int:
 def pips(side):
     """Pips to go of a packed side (the bar is 25)."""
     total = 0
-    for i in range(MAX_PIECES):
+    for i in range(SLOTS):
         total += (side >> (SLOT_BITS * i)) & SLOT_MASK
     return total
 
@@ -258,7 +263,7 @@ def pips(side):
 def progress(code):
     """Pips already gone of both sides (hits set a side back, so it is only the sweep
     order of a cyclic game)."""
-    return 2 * MAX_PIECES * BAR - pips(code & SIDE_MASK) - pips(code >> SIDE_BITS)
+    return 2 * SLOTS * BAR - pips(code & SIDE_MASK) - pips(code >> SIDE_BITS)
 
 
 @njit(cache=True)
@@ -268,18 +273,22 @@ def heuristic(code):
 
 
 @njit(cache=True)
-def loss_size(code, pieces):
-    """What the player on roll in `code` loses (a unit of the cube) when the other side
-    has just borne off its last checker: 3 when they have borne off none and have a
-    checker on the bar or in the winner's home board (their points 19..24), 2 when they
-    have borne off none, else 1."""
-    side = code & SIDE_MASK
-    if checkers_in_play(side) < pieces:
+def loss_of(in_play, pieces, farthest):
+    """What a side loses (a unit of the cube) when the other has just borne off its last
+    checker, from its checkers in play and the highest place among them (25: the bar):
+    3 when it has borne off none and has a checker on the bar or in the winner's home
+    board (its points 19..24), 2 when it has borne off none, else 1."""
+    if in_play < pieces:
         return 1
-    for i in range(MAX_PIECES):
-        if ((side >> (SLOT_BITS * i)) & SLOT_MASK) > POINTS - HOME:
-            return 3
-    return 2
+    return 3 if farthest > POINTS - HOME else 2
+
+
+@njit(cache=True)
+def loss_size(code, pieces):
+    """What the player on roll in `code` loses when the other side has just won
+    (loss_of); the first slot holds its farthest checker."""
+    side = code & SIDE_MASK
+    return loss_of(checkers_in_play(side), pieces, side & SLOT_MASK)
 
 
 def win_size(code: int, pieces: int) -> int:
@@ -289,27 +298,24 @@ def win_size(code: int, pieces: int) -> int:
 
 # ------------------------------------------------------------------- for people
 
-def side_places(side: int) -> list[int]:
-    """The places of a packed side's checkers in play, highest first (25: the bar)."""
-    return [place for place in (int(side) >> (SLOT_BITS * i) & SLOT_MASK
-                                for i in range(MAX_PIECES)) if place]
-
-
 def _place_text(place: int):
     return "bar" if place == BAR else place
 
 
-def to_json(code: int) -> dict:
+def json_of_board(board) -> dict:
     """{"me": [24, 23, "bar"], "opp": [...]}: each side's checkers in play by the point
-    they stand on in the side's own numbering, or "bar"."""
-    code = int(code)
-    return {"me": [_place_text(p) for p in side_places(code & SIDE_MASK)],
-            "opp": [_place_text(p) for p in side_places(code >> SIDE_BITS)]}
+    they stand on in the side's own numbering, or "bar", highest first."""
+    return {key: [_place_text(p) for p in range(BAR, 0, -1) for _ in range(board[first + p])]
+            for key, first in (("me", 0), ("opp", THEM))}
 
 
-def from_json(obj, pieces: int) -> int:
-    """The code of {"me": [...], "opp": [...]} (to_json's form), or of gnubg's position
-    ID, {"gnubg_id": "4HPwATDgc/ABMA"}; a PositionError saying what is wrong."""
+def to_json(code: int) -> dict:
+    return json_of_board(board_of(code))
+
+
+def counts_of_json(obj, pieces: int) -> np.ndarray:
+    """The board of {"me": [...], "opp": [...]} (json_of_board's form), or of gnubg's
+    position ID, {"gnubg_id": "4HPwATDgc/ABMA"}; a PositionError saying what is wrong."""
     if isinstance(obj, dict) and set(obj) == {"gnubg_id"}:
         on_roll, other = board_of_id(obj["gnubg_id"])
         obj = {key: [BAR if p == PLACES - 1 else p for p in range(PLACES - 1, 0, -1)
@@ -334,11 +340,16 @@ def from_json(obj, pieces: int) -> int:
                 raise PositionError(f'{str(place)[:20]!r} in "{key}" is not a point 1..24 '
                                     'or "bar"')
             counts[first + place] += 1
+        counts[first + OFF] = pieces - len(places)
     for p in range(1, POINTS + 1):
         if counts[p] and counts[THEM + BAR - p]:
             raise PositionError(f"both sides on one point: the mover's {p}, the "
                                 f"opponent's {BAR - p}")
-    return int(code_of_board(counts))
+    return counts
+
+
+def from_json(obj, pieces: int) -> int:
+    return int(code_of_board(counts_of_json(obj, pieces)))
 
 
 def board_of(code: int) -> np.ndarray:
@@ -348,9 +359,8 @@ def board_of(code: int) -> np.ndarray:
     return board
 
 
-def gnubg_id(code: int) -> str:
-    """gnubg's position ID of a position (the player on roll's view)."""
-    board = board_of(code)
+def gnubg_id(board) -> str:
+    """gnubg's position ID of a board (backgammon_rules; the player on roll's view)."""
     return position_id([int(c) for c in board[1:PLACES]],
                        [int(c) for c in board[THEM + 1:]])
 
@@ -362,9 +372,18 @@ def _start(pieces: int) -> int:
 
 # ------------------------------------------------------------------ the variant
 
-def make(pieces: int = DEFAULT_PIECES) -> Game:
-    if not 1 <= pieces <= MAX_PIECES:
-        raise PositionError(f"backgammon (hyper) takes checkers 1..{MAX_PIECES}, not {pieces}")
+def make(pieces: int | None = None, rules: str = RULES) -> Game:
+    """The variant of rule set `rules` (hyper, the default, or standard) with `pieces`
+    checkers a side (the rule set's own where None)."""
+    if rules == "standard":
+        if pieces not in (None, MAX_PIECES):
+            raise PositionError(f"backgammon (standard) takes {MAX_PIECES} checkers a side, "
+                                f"not {pieces}")
+        from . import backgammon_standard
+        return backgammon_standard.make()
+    pieces = DEFAULT_PIECES if pieces is None else pieces
+    if not 1 <= pieces <= SLOTS:
+        raise PositionError(f"backgammon (hyper) takes checkers 1..{SLOTS}, not {pieces}")
     layers = tuple((a, b) for a in range(1, pieces + 1) for b in range(1, pieces + 1))
     from . import backgammon_view as shown
     return Game(name=NAME, rules=RULES, pieces=pieces, throws=THROWS, probs=PROBS,
@@ -374,7 +393,7 @@ def make(pieces: int = DEFAULT_PIECES) -> Game:
                 successor_layers=bear_off_successors(4), capabilities=CAPABILITIES,
                 cube=Cube(), win_size=partial(win_size, pieces=pieces), loss_size=loss_size,
                 encoding=Encoding(partial(features, pieces=pieces), n_features(pieces)),
-                presentation=shown.presentation(pieces, __doc__.strip()))
+                presentation=shown.presentation(pieces, __doc__.strip(), board_of))
 
 
 def _shot_chances() -> list[float]:
@@ -402,7 +421,7 @@ def features(codes, pieces: int):
     SHOT_CHANCES of the distance, blocks ignored); then whether the sides are still in
     contact (a checker of one has yet to pass one of the other):
     2 * (75 + 1 + pieces + 1 + 3) + 1 inputs."""
-    places = [[field(codes, first_bit + SLOT_BITS * i, SLOT_BITS) for i in range(MAX_PIECES)]
+    places = [[field(codes, first_bit + SLOT_BITS * i, SLOT_BITS) for i in range(SLOTS)]
               for first_bit in (0, SIDE_BITS)]
     parts = []
     for side in places:
@@ -412,7 +431,7 @@ def features(codes, pieces: int):
             counts = hot if counts is None else counts + hot
         in_play = counts[:, 1:]
         parts += [(in_play >= 1).float(), (in_play >= 2).float(), (in_play >= 3).float(),
-                  sum(side).unsqueeze(1).float() / (MAX_PIECES * BAR),
+                  sum(side).unsqueeze(1).float() / (SLOTS * BAR),
                   one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
     # the checkers as (n, 3) places, each side's against the other's in (n, 3, 3) pairs
     # (a few tensor operations, so that the exported graph stays small and fast)
@@ -433,4 +452,4 @@ def features(codes, pieces: int):
 
 
 def n_features(pieces: int) -> int:
-    return 2 * (3 * BAR + 1 + pieces + 1 + MAX_PIECES) + 1
+    return 2 * (3 * BAR + 1 + pieces + 1 + SLOTS) + 1

@@ -51,7 +51,8 @@ def play_die(board, key, d, out, out_keys, n):
     """Append to out[n:] (and their keys to out_keys) the boards after moving one
     checker `d` pips (entering from the bar first; hitting a lone opposing checker;
     bearing off from the point d, or from a lower one when none stands higher, once all
-    checkers are home); return the new count. `key` is the board's key."""
+    checkers are home); return the new count. `key` is the board's key. A ValueError
+    where `out` has no room left."""
     highest = 0                     # the mover's highest point with a checker
     for p in range(24, 0, -1):
         if board[p]:
@@ -62,6 +63,8 @@ def play_die(board, key, d, out, out_keys, n):
     for p in range(first, last - 1, -1):
         if board[p] == 0:
             continue
+        if n == len(out):
+            raise ValueError("too many boards for the room given to a roll's plays")
         to = p - d
         if to >= 1:
             them = THEM + 25 - to       # the opponent's count on the target point
@@ -116,32 +119,22 @@ def distinct(boards, keys, n):
 
 
 @njit(cache=True)
-def _in_play(board):
-    """The mover's checkers on the board (a die moves one from at most so many places)."""
-    n = 0
-    for p in range(1, PLACES):
-        n += board[p]
-    return n
-
-
-@njit(cache=True)
 def _play_in_order(board, key, dice, out, out_keys, n, work, keys):
     """The boards after playing `dice` in this order as far as they go: writes those
     that played the most dice to out[n:] (their keys to out_keys); returns (new count,
-    dice played). work[0], work[1] (keys[0], keys[1]) hold the boards of one step."""
-    capacity = work.shape[1]
+    dice played). work[0], work[1] (keys[0], keys[1]) hold the boards of one step, kept
+    distinct whenever they run short of room."""
     frontier, following = work[0], work[1]
     frontier_keys, following_keys = keys[0], keys[1]
     frontier[0, :] = board
     frontier_keys[0] = key
     size = 1
     played = 0
-    sources = min(_in_play(board), PLACES - 1)
     for d in dice:
         m = 0
         for i in range(size):
-            if m + sources > capacity:
-                raise ValueError("too many boards for the room given to a roll's plays")
+            if len(following) - m < PLACES:       # one board's die adds at most 25:
+                m = distinct(following, following_keys, m)   # make room by merging
             m = play_die(frontier[i], frontier_keys[i], d, following, following_keys, m)
         if m == 0:
             break

@@ -8,7 +8,7 @@ from functools import partial
 
 import numpy as np
 
-from .backgammon import board_of, gnubg_id
+from .backgammon import gnubg_id
 from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, board_key, play_die
 from .game import RULES_DOCS, PositionError, Presentation
 
@@ -94,26 +94,28 @@ def _sort_key(text: str) -> tuple:
     return (points[0], *(-p for p in points[1:]))
 
 
-def _next_board_as_mover(next_code: int) -> np.ndarray:
+def _next_board_as_mover(next_code: int, board_of) -> np.ndarray:
     """The board after a move seen by the mover (next_code is the next player's view)."""
     seen = board_of(next_code)
     return np.concatenate([seen[THEM:], seen[:THEM]])
 
 
-def move_orders(code: int, next_code: int, throw: int) -> list[list[tuple]]:
+def move_orders(code: int, next_code: int, throw: int, board_of) -> list[list[tuple]]:
     """The move from `code` to `next_code` die by die, as (from, to), in each order of
     the dice that plays it: what a person taps, checker by checker, on the page."""
     return [[(frm, to) for frm, to, _ in steps]
-            for steps in step_orders(board_of(code), _next_board_as_mover(next_code), throw)]
+            for steps in step_orders(board_of(code), _next_board_as_mover(next_code, board_of),
+                                     throw)]
 
 
-def move_steps(code: int, next_code: int, throw: int) -> list[tuple]:
+def move_steps(code: int, next_code: int, throw: int, board_of) -> list[tuple]:
     """The move from `code` to `next_code`, die by die, as (from, to) for the page."""
-    return move_orders(code, next_code, throw)[0]
+    return move_orders(code, next_code, throw, board_of)[0]
 
 
-def move_notation(code: int, next_code: int, throw: int) -> str:
-    return notation(checker_steps(board_of(code), _next_board_as_mover(next_code), throw))
+def move_notation(code: int, next_code: int, throw: int, board_of) -> str:
+    return notation(checker_steps(board_of(code), _next_board_as_mover(next_code, board_of),
+                                  throw))
 
 
 def dice_text(throw: int) -> str:
@@ -148,17 +150,17 @@ def _layout() -> dict:
             "dice": {"name": "dice", "count": 2, "faces": 6}, "moves": "listed"}
 
 
-def _seats(code: int, first_to_throw: bool) -> list[np.ndarray]:
+def _seats(code: int, first_to_throw: bool, board_of) -> list[np.ndarray]:
     board = board_of(code)
     sides = [board[:PLACES], board[THEM:]]
     return sides if first_to_throw else sides[::-1]
 
 
-def view(code: int, pieces: int, first_to_throw: bool) -> dict:
+def view(code: int, pieces: int, first_to_throw: bool, board_of) -> dict:
     """Which seat has checkers on each cell and how many (`stacks`), the bar included,
     each seat's borne-off count and pips to go."""
     cells, stacks = {}, {}
-    seats = _seats(code, first_to_throw)
+    seats = _seats(code, first_to_throw, board_of)
     for seat, counts in enumerate(seats):
         for place in range(1, PLACES):
             if counts[place]:
@@ -166,19 +168,19 @@ def view(code: int, pieces: int, first_to_throw: bool) -> dict:
                 stacks[cell(seat, place)] = int(counts[place])
     return {"cells": cells, "stacks": stacks, "waiting": [0, 0],
             "off": [pieces - int(counts[1:].sum()) for counts in seats],
-            "pips": [int(sum(p * c for p, c in enumerate(counts))) for counts in seats]}
+            "pips": [int(sum(p * int(c) for p, c in enumerate(counts))) for counts in seats]}
 
 
-def draw(code: int, pieces: int, first_to_throw: bool) -> str:
+def draw(code: int, pieces: int, first_to_throw: bool, board_of) -> str:
     """White's points 13..24 above and 12..1 below (O white, X black, a number for
     two or more), the bar and what each side has borne off."""
-    seats = _seats(code, first_to_throw)
+    seats = _seats(code, first_to_throw, board_of)
 
     def point(p):
         for seat, mark in ((0, "O"), (1, "X")):
             c = int(seats[seat][p if seat == 0 else BAR - p])
             if c:
-                return f" {mark}{c if c > 1 else ' '}"
+                return f" {mark}{c if c > 1 else ' '}" if c < 10 else f"{mark}{c}"
         return "  ."
     top = "".join(point(p) for p in range(13, 19)) + " |" + "".join(point(p) for p in range(19, 25))
     bottom = "".join(point(p) for p in range(12, 6, -1)) + " |" + \
@@ -192,15 +194,15 @@ def draw(code: int, pieces: int, first_to_throw: bool) -> str:
         counts = seats[seat]
         lines.append(f"  {name}: bar {int(counts[BAR])}, off "
                      f"{pieces - int(counts[1:].sum())}, "
-                     f"{int(sum(p * c for p, c in enumerate(counts)))} pips")
+                     f"{int(sum(p * int(c) for p, c in enumerate(counts)))} pips")
     return "\n".join(lines) + (f"\n  (points numbered as white counts them; gnubg position "
-                              f"ID {gnubg_id(code)})")
+                              f"ID {gnubg_id(board_of(code))})")
 
 
-def events(code: int, move: dict) -> list[str]:
+def events(code: int, move: dict, board_of) -> list[str]:
     """What a move does, in words: enters, hits, bears off."""
     board = board_of(code)
-    after = _next_board_as_mover(move["position"])
+    after = _next_board_as_mover(move["position"], board_of)
     said = []
     if after[BAR] < board[BAR]:
         said.append("enters from the bar")
@@ -213,10 +215,14 @@ def events(code: int, move: dict) -> list[str]:
     return said
 
 
-def presentation(pieces: int, code_layout: str) -> Presentation:
+def presentation(pieces: int, code_layout: str, board_of) -> Presentation:
+    """What people see of the rule set whose codes `board_of` reads."""
+    def bound(function, **more):
+        return partial(function, board_of=board_of, **more)
     return Presentation(sides=SIDES, square_names=SQUARE_NAMES, layout=_layout(),
-                        draw=partial(draw, pieces=pieces), view=partial(view, pieces=pieces),
-                        cell=cell, events=events, code_layout=code_layout,
-                        rules_file=RULES_DOCS / "backgammon.md", notation=move_notation,
-                        steps=move_steps, orders=move_orders, throw_text=dice_text,
+                        draw=bound(draw, pieces=pieces), view=bound(view, pieces=pieces),
+                        cell=cell, events=bound(events), code_layout=code_layout,
+                        rules_file=RULES_DOCS / "backgammon.md",
+                        notation=bound(move_notation), steps=bound(move_steps),
+                        orders=bound(move_orders), throw_text=dice_text,
                         win_words="bears off the last checker and wins")

@@ -9,6 +9,13 @@ its own compiled kernels and reads its capabilities; nothing outside games/ look
 at a game's name. docs/ADDING_A_GAME.md walks through a new game;
 tests/test_conformance.py checks every registered game against this contract.
 
+A code is one number: an int64 for every game whose positions fit in 64 bits, else a
+complex128 holding two whole numbers below 2^53 as its two parts (standard
+backgammon: games/backgammon_standard.py), which numba and numpy store, compare, sort
+and hash as one value as well. Game.code_dtype says which; generic code makes its
+code arrays of that type (Game.codes, or an existing code array's dtype in compiled
+loops) and never does arithmetic on a code.
+
 Compiled functions of every game:
   moves(code, throw, out_codes, out_info) -> n
       Writes the n legal moves for `throw`; moves are told apart by their result.
@@ -124,7 +131,7 @@ def unpack_info(info: int) -> dict:
 
 def move_dicts(next_codes, infos) -> list[dict]:
     """Moves as dicts for people: unpack_info's keys, the resulting position and info."""
-    return [dict(unpack_info(int(info)), position=int(code), info=int(info))
+    return [dict(unpack_info(int(info)), position=code.item(), info=int(info))
             for code, info in zip(next_codes, infos)]
 
 
@@ -429,6 +436,9 @@ class Game:
     deal: Callable | None = None  # rng -> a start drawn at random, for games played from
                                   # one (a bear-off's money game); None: from `start`
                                   # (where a game begins: games/state.begin)
+    code_dtype: np.dtype = np.dtype(np.int64)   # codes' type: int64, or complex128 for a
+                                  # game whose positions need more than 64 bits (two
+                                  # whole numbers below 2^53 as one value: see the top)
 
     @property
     def variant(self) -> Variant:
@@ -457,11 +467,23 @@ class Game:
                 f"throw {throw} is impossible in {self.name}: throws are "
                 f"{', '.join(str(int(t)) for t in self.throws)}")
 
+    def code(self, value):
+        """A code as the compiled functions take it (a numpy scalar of code_dtype)."""
+        return self.code_dtype.type(value)
+
+    def plain_code(self, code):
+        """A code as a plain Python number (int, or complex for two-part codes)."""
+        return self.code(code).item()
+
+    def codes(self, values) -> np.ndarray:
+        """Codes as an array of code_dtype."""
+        return np.asarray(values, dtype=self.code_dtype)
+
     def move_arrays(self, code: int, throw: int) -> tuple[np.ndarray, np.ndarray]:
         """The legal moves of `code` for `throw`: their resulting codes and packed infos."""
-        out_codes = np.zeros(self.max_moves, dtype=np.int64)
+        out_codes = np.zeros(self.max_moves, dtype=self.code_dtype)
         out_info = np.zeros(self.max_moves, dtype=np.int64)
-        n = self.moves(np.int64(code), np.int64(throw), out_codes, out_info)
+        n = self.moves(self.code(code), np.int64(throw), out_codes, out_info)
         return out_codes[:n], out_info[:n]
 
     def legal_moves(self, code: int, throw: int) -> list[dict]:
@@ -482,7 +504,7 @@ class Game:
         for a, b in self.layers:
             sizes[layer_id(a, b)] = self.layer_size(a, b)
         return positions_of(self.layer_of, self.rank, self.unrank, sizes,
-                            np.asarray(codes, dtype=np.int64))
+                            self.codes(codes))
 
     def total_positions(self) -> int:
         return sum(self.layer_size(a, b) for a, b in self.layers)

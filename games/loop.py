@@ -26,9 +26,9 @@ def start_positions(game, seed: int, games) -> np.ndarray:
     the same for a game's number and seed wherever it is played."""
     games = np.asarray(games, dtype=np.int64)
     if game.setup is None:
-        return np.full(len(games), game.start, dtype=np.int64)
+        return np.full(len(games), game.start, dtype=game.code_dtype)
     arrangements = game.setup.arrangements
-    starts = np.empty(len(games), dtype=np.int64)
+    starts = np.empty(len(games), dtype=game.code_dtype)
     for i, number in enumerate(games):
         key = np.uint64(stream_key(seed, SETUP_STREAMS + number))
         first, second = (below(key, c, len(arrangements)) for c in (0, 1))
@@ -52,7 +52,7 @@ def advance(mirror, code, n, next_codes, infos, j):
 def advance_many(mirror, codes, counts, next_codes, infos, chosen):
     """`advance` for a batch of games (moves in rows of next_codes and infos)."""
     n = len(codes)
-    out = np.empty(n, dtype=np.int64)
+    out = np.empty(n, dtype=codes.dtype)
     passes = np.empty(n, dtype=np.bool_)
     over = np.empty(n, dtype=np.bool_)
     for i in prange(n):

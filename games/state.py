@@ -105,7 +105,8 @@ def step(game, state: State, action: Action) -> State:
         game.check_throw(action.value)
         next_codes, infos = game.move_arrays(state.code, action.value)
         if len(infos) == 0:
-            return replace(state, seat=1 - state.seat, code=int(game.mirror(state.code)))
+            return replace(state, seat=1 - state.seat,
+                           code=game.plain_code(game.mirror(game.code(state.code))))
         return replace(state, phase=MOVE, throw=int(action.value), next_codes=next_codes,
                        infos=infos)
     if kind == DOUBLE and may_double(game, state):
@@ -118,7 +119,8 @@ def step(game, state: State, action: Action) -> State:
             0 <= action.value < len(state.infos):
         code, passes, over = advance(game.mirror, state.code, len(state.infos),
                                      state.next_codes, state.infos, action.value)
-        moved = replace(state, phase=THROW, code=int(code), throw=None, next_codes=None,
+        moved = replace(state, phase=THROW, code=game.plain_code(code), throw=None,
+                        next_codes=None,
                         infos=None)
         if over:   # the position after the move is the loser's to see
             return replace(moved, phase=OVER, seat=1 - state.seat, winner=state.seat,

@@ -13,11 +13,25 @@ def per_code(f, codes):
 
 
 @njit(parallel=True, cache=True)
-def unrank_many(unrank, layers, ranks):
-    out = np.empty(len(ranks), dtype=np.int64)
+def _unrank_into(unrank, layers, ranks, out):
     for i in prange(len(ranks)):
         out[i] = unrank(layers[i], ranks[i])
     return out
+
+
+def unrank_many(unrank, layers, ranks, dtype=np.int64) -> np.ndarray:
+    """unrank(layer, rank) of each: codes of `dtype` (a game's code_dtype)."""
+    return _unrank_into(unrank, layers, ranks, np.empty(len(ranks), dtype=dtype))
+
+
+@njit(cache=True)
+def is_code(code):
+    """Whether a code has the form of one: an int64 at least 0, or a complex128 whose
+    parts are whole numbers 0 .. 2^53 (games/game.py), before its game reads it."""
+    if isinstance(code, complex):
+        return 0 <= code.real < 2.0 ** 53 and 0 <= code.imag < 2.0 ** 53 and \
+            code.real == np.floor(code.real) and code.imag == np.floor(code.imag)
+    return code >= 0
 
 
 @njit(parallel=True, cache=True)
@@ -29,7 +43,7 @@ def positions_of(layer_of, rank, unrank, layer_sizes, codes):
     for i in prange(len(codes)):
         code = codes[i]
         out[i] = False
-        if code >= 0:
+        if is_code(code):
             layer = layer_of(code)
             if 0 <= layer < len(layer_sizes) and layer_sizes[layer] > 0:
                 r = rank(code)
@@ -53,7 +67,7 @@ def all_throws(moves, mirror, throws, max_moves, codes):
     passes the turn (info 0), so searches need no special case for it."""
     n, n_throws = len(codes), len(throws)
     counts = np.empty((n, n_throws), dtype=np.int64)
-    next_codes = np.zeros((n, n_throws, max_moves), dtype=np.int64)
+    next_codes = np.zeros((n, n_throws, max_moves), dtype=codes.dtype)
     infos = np.zeros((n, n_throws, max_moves), dtype=np.int64)
     for i in prange(n):
         for t in range(n_throws):

@@ -20,15 +20,15 @@ def uniform_positions(game, n: int, seed: int, layers=None) -> np.ndarray:
     sizes = np.array([game.layer_size(a, b) for a, b in layers], dtype=np.int64)
     pick = rng.integers(0, len(layers), size=n)
     ranks = (rng.random(n) * sizes[pick]).astype(np.int64)
-    return unrank_many(game.unrank, ids[pick], ranks)
+    return unrank_many(game.unrank, ids[pick], ranks, game.code_dtype)
 
 
 @njit(cache=True)
-def _random_play(moves, mirror, throws, cum_probs, start, n, seed, max_moves):
+def _random_play(moves, mirror, throws, cum_probs, start, seed, out, codes):
+    """Fill `out` with the positions met (codes: room for one throw's moves)."""
     np.random.seed(seed)
-    out = np.empty(n, dtype=np.int64)
-    codes = np.empty(max_moves, dtype=np.int64)
-    info = np.empty(max_moves, dtype=np.int64)
+    n = len(out)
+    info = np.empty(len(codes), dtype=np.int64)
     code = start
     for i in range(n):
         out[i] = code
@@ -46,4 +46,5 @@ def random_play_positions(game, n: int, seed: int) -> np.ndarray:
     cum_probs = np.cumsum(game.probs)
     cum_probs[-1] = 1.0
     return _random_play(game.moves, game.mirror, game.throws, cum_probs,
-                        np.int64(game.start), n, seed, game.max_moves)
+                        game.code(game.start), seed, np.empty(n, dtype=game.code_dtype),
+                        np.empty(game.max_moves, dtype=game.code_dtype))

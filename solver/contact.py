@@ -37,6 +37,9 @@ from tabula.infra.progress import Progress
 
 from .two_sided import cube_equity
 
+BYTES_A_POSITION = 740   # a solve's peak memory a position (hypergammon 3: 5.46 GiB for
+                         # 7,959,904 positions, docs/BENCHMARKS.md)
+
 VALUES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon",
           "centered", "owned", "unavailable", "centered_jacoby")
 CENTERED, OWNED, UNAVAILABLE, JACOBY = 5, 6, 7, 8
@@ -275,6 +278,19 @@ def _extrapolate(values, previous, changes):
         values += (values - previous) * (rho / (1 - rho))
 
 
+def check_size(game):
+    """A SolveError, before any work, where the table would not fit in this machine's
+    memory (every position and its tabled moves are held at once)."""
+    from tabula.infra.provenance import machine_memory_bytes
+    from tabula.solver.layered import SolveError
+    positions = sum(game.layer_size(a, b) for a, b in game.solved_layers())
+    need = positions * BYTES_A_POSITION
+    if need > machine_memory_bytes():
+        raise SolveError(f"{game.describe()} is too large to solve exactly: {positions:,} "
+                         f"positions would need about {need / 2**30:,.0f} GiB of memory "
+                         f"(this machine has {machine_memory_bytes() / 2**30:,.0f})")
+
+
 def solve_values(game, tol: float = 1e-9, quiet: bool = False,
                  blocked_as_makehyper: bool = False):
     """(codes, offsets, values, figures): every position's VALUES (see the top) to a
@@ -282,6 +298,7 @@ def solve_values(game, tol: float = 1e-9, quiet: bool = False,
     legal move as GNU Backgammon's makehyper does (benchmarks/bench_hypergammon.py
     compares the two), not by the rules."""
     started = time.perf_counter()
+    check_size(game)
     codes, offsets = numbering(game)
     mirrors = numbers_of(game, offsets, per_code(game.mirror, codes))
     # positions with the same opponent side one after the other: their moves lead into

@@ -31,11 +31,12 @@ def open_table(path):
     return open_solution(path)
 
 
-def _code(game, position) -> int:
-    if position == "start":
+def _code(game, position) -> int | complex:
+    """The code of a position given as its JSON form, 'start' or a packed code."""
+    if isinstance(position, str) and position == "start":
         return game.start
-    if isinstance(position, (int, np.integer)) and not isinstance(position, bool):
-        return int(position)
+    if isinstance(position, (int, complex, np.number)) and not isinstance(position, bool):
+        return game.code(position).item()
     return game.position_from_json(position)
 
 
@@ -50,16 +51,20 @@ def value(table, position) -> float | dict:
 
 def moves(source, position, throw: int) -> list[dict]:
     """The legal moves of `position` for `throw`, as `tabula moves --json` prints them:
-    from, to, the resulting position (JSON, seen by whoever throws next), again,
-    over; with a table as `source` (else a game), each move's exact value too: the
-    mover's winning chance after it (for a race table, its equities: cubeless and for
-    each cube state, as tabula value prints them for the mover after the move)."""
+    from, to, the resulting position (JSON, seen by whoever throws next), again, over,
+    and the move in the game's notation where it has one ('13/7* 8/7'); with a table as
+    `source` (else a game), each move's exact value too: the mover's winning chance
+    after it (for a race table, its equities: cubeless and for each cube state, as
+    tabula value prints them for the mover after the move)."""
     table = None if isinstance(source, Game) else source
     game = source if table is None else table.game
     code = _code(game, position)
     found = game.legal_moves(code, throw)
+    written = game.presentation.notation
     answer = [{"from": m["from"], "to": m["to"], "position": game.to_json(m["position"]),
-               "again": m["again"], "over": m["over"]} for m in found]
+               "again": m["again"], "over": m["over"]}
+              | ({"notation": written(code, m["position"], throw)} if written else {})
+              for m in found]
     if table is not None:
         for move, said in zip(answer, table.move_answers(code, found)):
             move.update(said)

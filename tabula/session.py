@@ -172,7 +172,7 @@ def warm_up(game, table=None, model_path=None, model=None, positions: int = 4):
         player = computer_player(game, level, table, model_path, model)
         for code in codes:
             for throw in game.throws[:3]:
-                moves = game.legal_moves(int(code), int(throw))
+                moves = game.legal_moves(game.plain_code(code), int(throw))
                 if len(moves) > 1:
                     player.choose(np.array([code]), *decision_form(game, moves),
                                   np.array([0.5]), seconds=LEAST_MS / 1000)
@@ -667,7 +667,7 @@ class Session:
         mine = [d for d in self.decisions if d.seat == seat]
         losses = np.array([d.loss for d in mine])
         worst = sorted(mine, key=lambda d: -d.loss)[:3]
-        codes = np.array([f["code"] for f in self.frames], dtype=np.int64)
+        codes = self.game.codes([f["code"] for f in self.frames])
         values = self.judge.chances(codes) if len(codes) else np.empty(0)
         chances = [float(v if f["seat"] == seat else 1.0 - v)
                    for v, f in zip(values, self.frames)]

@@ -13,7 +13,8 @@ from itertools import permutations
 import numpy as np
 
 from tabula.games import get_game
-from tabula.games.backgammon import board_of
+from tabula.games import backgammon_standard
+from tabula.games.backgammon import board_of, json_of_board
 from tabula.games.backgammon_rules import (BOARD, MAX_BOARDS, PLACES, THEM, plays,
                                            standard_start, workspace)
 from tests.reference.backgammon_rules import BAR, single_moves, step
@@ -92,9 +93,26 @@ def tabula_plays(me, opp, high, low):
             for b in out[:n]}
 
 
+def game_plays(me, opp, high, low):
+    """The plays of the game of the contract (`backgammon` under the rule set that has
+    this many checkers: Game.legal_moves on its codes), as reference states."""
+    checkers = sum(me)
+    game = get_game("backgammon", rules="standard") if checkers == 15 else \
+        get_game("backgammon", checkers)
+    read = backgammon_standard.board_of if checkers == 15 else board_of
+    code = game.position_from_json(json_of_board(np.array(me + opp)))
+    found = set()
+    for move in game.legal_moves(code, 10 * high + low):
+        seen = read(move["position"])            # the opponent's view: swap the sides
+        after = [tuple(int(c) for c in seen[first:first + PLACES]) for first in (THEM, 0)]
+        found.add(tuple((checkers - sum(side[1:]),) + side[1:] for side in after))
+    return found
+
+
 def agrees_with_gnubg(me, opp, high, low) -> str | None:
-    """None when tabula's plays of the roll are gnubg's, else what differs."""
-    ours = tabula_plays(me, opp, high, low)
+    """None when the game's plays of the roll (game_plays) are gnubg's, else what
+    differs."""
+    ours = game_plays(me, opp, high, low)
     complete, partial = gnubg_plays(me, opp, high, low)
     if len(complete) + len(partial) != len(ours):
         return f"{len(ours)} plays, gnubg {len(complete) + len(partial)}"

@@ -6,11 +6,13 @@ makehyper's and the rules file's vectors; notation and position JSON."""
 import numpy as np
 import pytest
 
-from tabula.games import backgammon, get_game
+from tabula.games import backgammon, backgammon_standard as standard_rules, get_game
 from tabula.games.backgammon_view import checker_steps, notation
 from tabula.games.game import PositionError
-from tests.gnubg_bridge import (ROLLS, agrees_with_gnubg, gnubg_board, sample_states,
-                                start_state, tabula_plays)
+from tabula.infra.batch import per_code
+from tabula.runtime.sampling import random_play_positions, uniform_positions
+from tests.gnubg_bridge import (ROLLS, agrees_with_gnubg, game_plays, gnubg_board,
+                                sample_states, start_state, tabula_plays)
 from tests.reference import backgammon_rules as reference
 
 # shared/rules/backgammon.md: distinct plays from the standard start (gnubg 1.07)
@@ -30,10 +32,13 @@ def test_plays_from_the_standard_start_match_the_rules_file():
 
 @pytest.mark.parametrize("checkers, n", [(1, 300), (2, 300), (3, 300), (15, 60)])
 def test_plays_equal_the_reference(checkers, n):
+    """The board rules' plays equal the reference's, and the game's (its codes and
+    moves: hyper for 1..3 checkers, standard for 15) equal the board rules'."""
     for me, opp in sample_states(checkers, n, seed=checkers):
         for high, low in ROLLS:
-            assert tabula_plays(me, opp, high, low) == reference.plays(me, opp, high, low), \
-                (me, opp, high, low)
+            plays = tabula_plays(me, opp, high, low)
+            assert plays == reference.plays(me, opp, high, low), (me, opp, high, low)
+            assert game_plays(me, opp, high, low) == plays, (me, opp, high, low)
 
 
 def _gnubg_sample(checkers, n, seed):
@@ -155,7 +160,88 @@ def test_position_ids_equal_gnubgs():
         assert board_of_id(text) == (list(me[1:]), list(opp[1:]))
     game = get_game("backgammon", 3)
     for code in [game.start, game.from_json({"me": ["bar", 6, 5], "opp": [21, 1]}, 3)]:
-        assert game.from_json({"gnubg_id": backgammon.gnubg_id(code)}, 3) == code
+        assert game.position_from_json({"gnubg_id": gnubg_id_of(game, code)}) == code
+    standard = get_game("backgammon", rules="standard")
+    assert standard.position_from_json({"gnubg_id": "4HPwATDgc/ABMA"}) == standard.start
+    for code in random_play_positions(standard, 200, seed=5):
+        text = gnubg_id_of(standard, code)
+        assert text == gnubg.positionid(gnubg_board(*_state(standard_rules.board_of(code))))
+        assert standard.position_from_json({"gnubg_id": text}) == code
     for bad in ("4HPwATDgc/ABM", "4HPwATDgc/AB!A", 12):
         with pytest.raises(PositionError):
             game.from_json({"gnubg_id": bad}, 3)
+
+
+def gnubg_id_of(game, code) -> str:
+    read = standard_rules.board_of if game.rules == "standard" else backgammon.board_of
+    return backgammon.gnubg_id(read(code))
+
+
+def _state(board):
+    return tuple(int(c) for c in board[:26]), tuple(int(c) for c in board[26:])
+
+
+def _positions_by_places(checkers: int) -> int:
+    """Every position of the standard game, counted another way than the game's ranks
+    (place by place, off and the bar included, neither side all borne off or not):
+    each side's checkers over off, its 24 points and the bar, no point held by both."""
+    from functools import cache
+
+    @cache
+    def ways(points, mine, theirs):
+        if points == 0:              # the rest split between off and the bar
+            return (mine + 1) * (theirs + 1)
+        return ways(points - 1, mine, theirs) + \
+            sum(ways(points - 1, mine - k, theirs) for k in range(1, mine + 1)) + \
+            sum(ways(points - 1, mine, theirs - k) for k in range(1, theirs + 1))
+    return ways(24, checkers, checkers)
+
+
+def test_the_standard_games_positions_need_more_than_64_bits():
+    """Its layers (every pair of checkers in play, 0 included) hold every position,
+    counted place by place: 18,528,584,051,601,162,496, more than 2^64, which is why
+    its codes have two parts; every layer's size is below 2^63, so a rank is an int64."""
+    sizes = [standard_rules.layer_size(a, b) for a in range(16) for b in range(16)]
+    assert sum(sizes) == _positions_by_places(15) == 18_528_584_051_601_162_496 > 2**64
+    assert max(sizes) < 2**63
+
+
+def test_standard_codes_rank_and_mirror_at_the_extremes():
+    game = get_game("backgammon", rules="standard")
+    extremes = [{"me": ["bar"] * 15, "opp": ["bar"] * 15},
+                {"me": [24] * 15, "opp": [24] * 15}, {"me": [1], "opp": [1]},
+                {"me": ["bar"] * 14 + [1], "opp": [18] * 15},
+                {"me": [24, 24, 13, 13, 13, 13, 13, 8, 8, 8, 6, 6, 6, 6, 6],
+                 "opp": ["bar", "bar", 20, 20, 20, 20, 20, 11, 11, 11, 2, 2, 2, 2, 2]}]
+    codes = game.codes([game.position_from_json(e) for e in extremes])
+    assert codes.dtype == np.complex128
+    for obj, code in zip(extremes, codes):
+        assert game.to_json(code) == obj
+        layer = game.layer_of(code)
+        assert game.unrank(layer, game.rank(code)) == code
+        assert game.mirror(game.mirror(code)) == code
+        assert game.to_json(game.mirror(code)) == {"me": obj["opp"], "opp": obj["me"]}
+    met = np.concatenate([uniform_positions(game, 3000, 1), random_play_positions(game, 3000, 2)])
+    assert game.are_positions(met).all()
+    assert not game.are_positions(met + 0.5).any()
+    assert (per_code(game.rank, met) >= 0).all()
+
+
+def test_standard_gammons_and_backgammons():
+    game = get_game("backgammon", rules="standard")
+    home = [1] * 15
+    wins = {1: {"me": [1], "opp": [12] * 14},
+            2: {"me": [1], "opp": [12] * 15},
+            3: {"me": [1], "opp": [12] * 14 + [20]}}
+    assert {size: game.win_size(game.position_from_json(obj)) for size, obj in wins.items()} \
+        == {1: 1, 2: 2, 3: 3}
+    assert game.win_size(game.position_from_json({"me": [1], "opp": home[:14] + ["bar"]})) == 3
+
+
+def test_the_standard_game_refuses_other_checker_counts_and_a_solve():
+    from tabula.solver.contact import check_size
+    from tabula.solver.layered import SolveError
+    with pytest.raises(PositionError, match="15 checkers"):
+        get_game("backgammon", 3, "standard")
+    with pytest.raises(SolveError, match="too large to solve"):
+        check_size(get_game("backgammon", rules="standard"))

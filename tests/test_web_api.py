@@ -395,3 +395,14 @@ def test_the_server_makes_every_game_ready_before_it_says_so():
     assert len(said) == variants and all(line.endswith(" s)") for line in said)
     assert "ur(rules=finkel,pieces=7) ready" in said[0]
     assert client.get("/api/games").status_code == 200
+
+
+def test_a_standard_backgammon_game_through_the_api(client):
+    """The standard game's positions need two-part codes (games/backgammon_standard.py);
+    what the page gets is JSON all the same, a whole game long."""
+    data = new(client, game="backgammon", rules="standard", level="apprentice", seed=2)
+    assert data["state"]["pieces"] == 15 and data["state"]["board"]["stacks"]["p6"] == 5
+    data, events = play_out(client, data["id"], data)
+    assert {"throw", "move", "win"} <= {e["kind"] for e in events}
+    board = data["state"]["board"]
+    assert board["off"][data["state"]["winner"]] == 15

@@ -51,10 +51,16 @@ def describe(game, code, throw, answer):
         label = game.presentation.square_label
         source, target = label(m["from"]), label(m["to"])
         value = f"  value {m['value']:.6f}" if "value" in m else ""
-        if "equity" in m:   # a race: the move is where the mover's checkers end up
+        if "equity" in m:   # a race's moves, without notation, are where the mover's
+                            # checkers end up
             e = m["equity"]
-            lines.append(f"  {i}. to {m['position']['opp']}  {', '.join(notes):<14}equity "
+            where = m.get("notation") or f"to {m['position']['opp']}"
+            lines.append(f"  {i}. {where}  {', '.join(notes):<14}equity "
                          f"{e['cubeless']:+.6f} cubeless, {e['centered']:+.6f} cube centred")
+            continue
+        if "notation" in m:
+            lines.append(f"  {i}. {m['notation']:<22} {', '.join(notes):<14}{value} then "
+                         f"{json.dumps(m['position'])}")
             continue
         lines.append(f"  {i}. {source:>5} -> {target:<3} {', '.join(notes):<14}{value} "
                      f"then {json.dumps(m['position'])}")
