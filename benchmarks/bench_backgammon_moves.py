@@ -11,10 +11,12 @@ bar entries and bear-offs among their plays.
 
 Speed: on --speed positions met in random play in OpenSpiel (PyPI open-spiel:
 pyspiel.load_game("backgammon"), hyper_backgammon=True for 3 checkers), every roll's
-plays, side by side in one run: tabula's compiled generator over the batch (one core),
-and OpenSpiel's C++ legal_actions called from Python for each roll (a state cloned and
-the roll applied, a double's two halves both generated; its count of actions is its
-own: plays that reach the same position in different ways are different actions there).
+plays, side by side in one run: tabula's compiled generator over the batch of boards
+(one core), the same through the game's contract (codes in, each play's code out: what
+self-play, search and the engine call), and OpenSpiel's C++ legal_actions called from
+Python for each roll (a state cloned and the roll applied, a double's two halves both
+generated; its count of actions is its own: plays that reach the same position in
+different ways are different actions there).
 Where the dice differ, OpenSpiel's distinct resulting positions equal tabula's plays.
 """
 import argparse
@@ -28,6 +30,7 @@ from numba import njit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
+from tabula.games import get_game  # noqa: E402
 from tabula.infra.errors import TabulaError  # noqa: E402
 from tabula.games.backgammon_rules import BOARD, MAX_BOARDS, plays  # noqa: E402
 from tests.gnubg_bridge import (ROLLS, agrees_with_gnubg, sample_states,  # noqa: E402
@@ -109,6 +112,26 @@ def tabula_all_rolls(boards):
     return total
 
 
+@njit(cache=True)
+def game_all_rolls(moves, codes, throws, out_codes):
+    """The same through the game's contract: each position's code decoded, its plays
+    found and each result encoded as the next player's code (Game.moves)."""
+    out_info = np.empty(len(out_codes), dtype=np.int64)
+    total = 0
+    for i in range(len(codes)):
+        for throw in throws:
+            total += moves(codes[i], throw, out_codes, out_info)
+    return total
+
+
+def game_codes(checkers: int, boards):
+    """The game of the contract with this many checkers, and the codes of `boards`."""
+    from tabula.games.backgammon import json_of_board
+    game = get_game("backgammon", rules="standard") if checkers == 15 else \
+        get_game("backgammon", checkers)
+    return game, game.codes([game.position_from_json(json_of_board(b)) for b in boards])
+
+
 def openspiel_all_rolls(states) -> int:
     """OpenSpiel's actions of every roll of each state; a double is played there as two
     actions of two checkers each, so each first half's second halves are generated too."""
@@ -137,11 +160,20 @@ def speed(checkers: int, n: int, seed: int) -> dict:
     t0 = time.perf_counter()
     ours = tabula_all_rolls(boards)
     ours_s = time.perf_counter() - t0
+    game, codes = game_codes(checkers, boards)
+    room = np.empty(game.max_moves, dtype=game.code_dtype)
+    game_all_rolls(game.moves, codes[:2], game.throws, room)       # compile
+    t0 = time.perf_counter()
+    through_codes = game_all_rolls(game.moves, codes, game.throws, room)
+    codes_s = time.perf_counter() - t0
+    if through_codes != ours:
+        raise TabulaError(f"the game's moves gave {through_codes} plays, the board rules {ours}")
     t0 = time.perf_counter()
     theirs = openspiel_all_rolls(states)
     theirs_s = time.perf_counter() - t0
     return {"rule set": "standard" if checkers == 15 else "hyper 3", "positions": n,
             "tabula_positions_per_s": round(n / ours_s), "tabula_plays": int(ours),
+            "tabula_codes_positions_per_s": round(n / codes_s),
             "openspiel_positions_per_s": round(n / theirs_s), "openspiel_actions": theirs,
             "ratio": round(theirs_s / ours_s, 1)}
 

@@ -13,7 +13,7 @@ def sample_decisions(moves, throws, cum_probs, max_moves, codes, seeds, streams)
     """For each code a throw (from stream (seeds[i], streams[i])) and its moves."""
     n = len(codes)
     counts = np.empty(n, dtype=np.int64)
-    next_codes = np.zeros((n, max_moves), dtype=np.int64)
+    next_codes = np.zeros((n, max_moves), dtype=codes.dtype)
     infos = np.zeros((n, max_moves), dtype=np.int64)
     for i in prange(n):
         throw = draw_throw(throws, cum_probs, stream_key(seeds[i], streams[i]), 0)

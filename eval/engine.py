@@ -26,7 +26,7 @@ def _throw_and_move(moves, throws, cum_probs, max_moves, codes, keys, turns):
     n = len(codes)
     thrown = np.empty(n, dtype=np.int64)
     counts = np.empty(n, dtype=np.int64)
-    next_codes = np.zeros((n, max_moves), dtype=np.int64)
+    next_codes = np.zeros((n, max_moves), dtype=codes.dtype)
     infos = np.zeros((n, max_moves), dtype=np.int64)
     for i in prange(n):
         thrown[i] = draw_throw(throws, cum_probs, keys[i], turns[i])

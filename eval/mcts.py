@@ -277,7 +277,7 @@ def _backup(i, w, probs, valued, tree, walk):
 def playout(moves, mirror, throws, cum_probs, max_moves, code, key):
     """One random game from `code` to its end: 1.0 if whoever throws first there wins
     (0.5 after MAX_PLAYOUT plies)."""
-    next_codes = np.empty(max_moves, dtype=np.int64)
+    next_codes = np.full(max_moves, code)   # room for the moves, of the code's type
     infos = np.empty(max_moves, dtype=np.int64)
     mine = True   # whether the player to throw is the one the value is for
     for ply in range(MAX_PLAYOUT):
@@ -430,18 +430,18 @@ def _search_trees(game, counts, next_codes, infos, keys, sims, leaf, deadline, l
                   playouts):
     n, m, nodes, throws = len(counts), game.max_moves, sims + leaves + 2, len(game.throws)
     d_count = np.zeros((n, nodes), dtype=np.int64)
-    d_next = np.zeros((n, nodes, m), dtype=np.int64)
+    d_next = np.zeros((n, nodes, m), dtype=next_codes.dtype)
     d_info = np.zeros((n, nodes, m), dtype=np.int64)
     d_count[:, 0], d_next[:, 0], d_info[:, 0] = counts, next_codes, infos
     d_n = np.zeros((n, nodes, m))
-    tree = (np.zeros((n, nodes), dtype=np.int64), np.zeros((n, nodes)),      # chance nodes
+    tree = (np.zeros((n, nodes), dtype=next_codes.dtype), np.zeros((n, nodes)),  # chance nodes
             np.zeros((n, nodes, throws)), np.full((n, nodes, throws), -1, dtype=np.int32),
             np.zeros((n, nodes)), np.zeros((n, nodes)), np.zeros(n, dtype=np.int64),
             d_count, d_next, d_info, np.full((n, nodes, m), -1, dtype=np.int32),  # decision
             d_n, np.zeros((n, nodes, m)), np.zeros((n, nodes, m)), np.zeros((n, nodes)),
             np.ones(n, dtype=np.int64))
     walks = n * leaves
-    pending, pending_count, values = (np.zeros((walks, m), dtype=np.int64),
+    pending, pending_count, values = (np.zeros((walks, m), dtype=next_codes.dtype),
                                       np.zeros(walks, dtype=np.int64), np.zeros((walks, m)))
     kind = np.zeros(walks, dtype=np.int64)
     walk = (np.zeros((walks, MAX_DEPTH, 4), dtype=np.int64), np.zeros(walks, dtype=np.int64),

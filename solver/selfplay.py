@@ -45,7 +45,7 @@ def play_games(moves, mirror, layer_of, rank, loss_size, pieces, throws, cum_pro
     counts = np.zeros(n_games, dtype=np.int64)
     for i in prange(n_games):
         key = stream_key(seed, first_game + i)
-        next_codes = np.empty(max_moves, dtype=np.int64)
+        next_codes = np.empty(max_moves, dtype=out.dtype)
         infos = np.empty(max_moves, dtype=np.int64)
         rate = explore * uniform(key, 0)
         counter = 1

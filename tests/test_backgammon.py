@@ -245,3 +245,20 @@ def test_the_standard_game_refuses_other_checker_counts_and_a_solve():
         get_game("backgammon", 3, "standard")
     with pytest.raises(SolveError, match="too large to solve"):
         check_size(get_game("backgammon", rules="standard"))
+
+
+@pytest.mark.parametrize("spec", ["expectimax:1", "mcts:64"])
+def test_the_searches_choose_on_two_part_codes(spec):
+    """Generic players, tree searches included, run on the standard game's codes; one
+    throw of expectimax over the pip-race heuristic opens 6-1 by making the 7-point."""
+    from tabula.eval.players import make_player
+    from tabula.eval.search import decision_form
+    game = get_game("backgammon", rules="standard")
+    moves = game.legal_moves(game.start, 61)
+    chosen = make_player(spec, game).choose(game.codes([game.start]),
+                                            *decision_form(game, moves), np.array([0.5]))
+    written = game.presentation.notation(game.start, moves[int(chosen[0])]["position"], 61)
+    assert written in {game.presentation.notation(game.start, m["position"], 61)
+                       for m in moves}
+    if spec.startswith("expectimax"):
+        assert written == "13/7 8/7"
