@@ -65,6 +65,8 @@ class Played:
     loss_slot: np.ndarray        # per recorded decision: its slot
     loss: np.ndarray             # per recorded decision: winning chance given away
     seconds: float
+    points: np.ndarray           # what each game's winner scored without the cube: 1, or
+                                 # 2 for a gammon and 3 for a backgammon (Game.win_size)
 
     def game_losses(self, slot: int) -> np.ndarray:
         """Winning chance that `slot` gave away in each game (0 where not judged)."""
@@ -92,6 +94,7 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     owner = np.asarray(first, dtype=np.int64).copy()
     turns = np.zeros(n, dtype=np.int64)
     winners = np.full(n, -1, dtype=np.int64)
+    points = np.ones(n, dtype=np.int64)
     decisions = np.zeros((n, 2), dtype=np.int64)
     moves_made = np.zeros((n, 2), dtype=np.int64)
     losses = ([], [], [])
@@ -120,14 +123,17 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
                 losses[1].append(np.full(ask.sum(), slot))
                 losses[2].append(table.decision_losses(counts[ask], next_codes[ask],
                                                        infos[ask], chosen[ask]))
-        codes[active], passes, over = advance_many(game.mirror, codes[active], counts,
+        before = codes[active]
+        codes[active], passes, over = advance_many(game.mirror, before, counts,
                                                    next_codes, infos, chosen)
         winners[active[over]] = owner[active[over]]
+        if game.capabilities.has_gammons:
+            points[active[over]] = [game.win_size(code) for code in before[over]]
         owner[active[passes]] ^= 1
         active = active[winners[active] < 0]
         if progress is not None:
             progress(*_work(turns, winners >= 0))
     cat = [np.concatenate(x) if x else np.empty(0) for x in losses]
     return Played(winners, decisions, moves_made, cat[0].astype(np.int64),
-                  cat[1].astype(np.int64), cat[2], time.time() - started)
+                  cat[1].astype(np.int64), cat[2], time.time() - started, points)
 

@@ -67,23 +67,33 @@ def regret(table, player, games: int, seed: int, quiet=True) -> Regret:
 def match(a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     """Duplicate pairs: in pair k, game 2k has A throw first and game 2k+1 has B throw
     first, both with pair k's throws. A's score is its share of the games won, with
-    a 95% interval from the spread of the pair scores. With a table, also A's
+    a 95% interval from the spread of the pair scores. In a game with gammons, also
+    A's points a game without the cube (a gammon 2, a backgammon 3; B's wins count
+    against), with their interval. With a table of a game without them, also A's
     luck-adjusted score (see `luck_adjusted`), with its own interval."""
     game = _same_variant(table, a, b)
+    judging = table is not None and not game.capabilities.has_gammons
     progress = Progress(f"match {a.spec} vs {b.spec}", None, "turns", quiet)
     first = np.tile([0, 1], pairs)
     played = play(game, [a, b], first, np.repeat(np.arange(pairs), 2), seed, table=table,
-                  judged=(0, 1) if table is not None else (), progress=progress.update)
+                  judged=(0, 1) if judging else (), progress=progress.update)
     progress.done()
     pair_scores = (played.winners == 0).reshape(pairs, 2).mean(axis=1)
     score, low, high = interval95(pair_scores)
+    points, points_ci = None, [None, None]
+    if game.capabilities.has_gammons:
+        signed = np.where(played.winners == 0, played.points, -played.points)
+        points, *points_ci = interval95(signed.reshape(pairs, 2).mean(axis=1))
     adjusted, adjusted_ci = None, [None, None]
-    if table is not None:
+    if judging:
         pair_adjusted = luck_adjusted(table, played, first).reshape(pairs, 2).mean(axis=1)
         adjusted, *adjusted_ci = interval95(pair_adjusted)
     return {"a": a.spec, "b": b.spec, "pairs": pairs, "seed": seed, "score_a": score,
             "score_a_ci95": [low, high], "luck_adjusted_score_a": adjusted,
             "luck_adjusted_score_a_ci95": adjusted_ci,
+            "points_a_per_game": points, "points_a_per_game_ci95": points_ci,
+            "gammons": int((played.points == 2).sum()) if points is not None else None,
+            "backgammons": int((played.points == 3).sum()) if points is not None else None,
             "games_won_a": int((played.winners == 0).sum()),
             "games": 2 * pairs, "seconds": played.seconds,
             "model_sha256": {"a": a.model_sha256, "b": b.model_sha256}}

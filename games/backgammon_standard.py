@@ -216,10 +216,28 @@ def progress(code):
     return 2 * CHECKERS * BAR - _pips(np.int64(code.real)) - _pips(np.int64(code.imag))
 
 
+SHOTS = np.array(hyper.SHOT_CHANCES)   # the chance of a roll carrying a checker d pips
+
+
 @njit(cache=True)
 def heuristic(code):
-    """The hand-made evaluation (games/heuristic.py): the race in pips."""
-    return logistic(_pips(np.int64(code.imag)) - _pips(np.int64(code.real)) + TEMPO)
+    """The hand-made evaluation (games/heuristic.py): the race in pips, and the pips the
+    player on roll may win by hitting now: for each of the other side's blots, the
+    best chance that one of the player's checkers behind it reaches it in one roll
+    (SHOTS, blocks ignored), times the pips a hit sends it back. (The race alone
+    hits at every chance and leaves blots everywhere: it loses to random play.)"""
+    board = np.empty(BOARD, dtype=np.int8)
+    board_of_code(code, board)
+    score = _pips(np.int64(code.imag)) - _pips(np.int64(code.real)) + TEMPO
+    for q in range(1, POINTS + 1):            # the other side's point, its numbering
+        if board[THEM + q] != 1:
+            continue
+        best = 0.0
+        for p in range(BAR - q + 1, BAR + 1):  # the player's checkers behind it
+            if board[p]:
+                best = max(best, SHOTS[p + q - BAR])
+        score += best * (BAR - q)
+    return logistic(score)
 
 
 @njit(cache=True)

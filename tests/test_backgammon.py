@@ -262,3 +262,16 @@ def test_the_searches_choose_on_two_part_codes(spec):
                        for m in moves}
     if spec.startswith("expectimax"):
         assert written == "13/7 8/7"
+
+
+def test_the_standard_games_apprentice_beats_random_play_and_matches_count_gammons():
+    """The hand-made heuristic (the race and the shots at the other side's blots) against
+    random moves, cubeless: it wins most games, many of them gammons, and the match
+    scores them in points."""
+    from tabula.eval.measures import match
+    from tabula.eval.players import make_player
+    game = get_game("backgammon", rules="standard")
+    result = match(make_player("heuristic", game), make_player("random", game), 20, seed=3)
+    assert result["score_a"] >= 0.8
+    assert result["gammons"] + result["backgammons"] >= 10
+    assert result["points_a_per_game"] > result["score_a"] * 2 - 1   # gammons count double

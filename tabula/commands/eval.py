@@ -40,7 +40,10 @@ def add_parser(sub):
                                      "A's score with a 95% interval from the pairs' spread. "
                                      "With --table, also A's luck-adjusted score: the "
                                      "table's value of the start, less A's decision losses, "
-                                     "plus B's; the same expectation, far less spread.")
+                                     "plus B's; the same expectation, far less spread. "
+                                     "Backgammon is played without the cube here, and A's "
+                                     "points a game count gammons 2 and backgammons 3 "
+                                     "(money play with the cube: tabula eval regret).")
     add_game_arguments(m)
     add_table_argument(m, required=False)
     m.add_argument("--a", required=True, help=PLAYER_HELP)
@@ -165,10 +168,6 @@ def run_match(args):
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
-    if game.cube is not None:
-        raise UsageError(f"eval match plays games without the cube; {game.name} is played "
-                         f"for money with it: use tabula eval regret {game.name} (every "
-                         "checker play and cube decision scored by the table)")
     result = match(make_player(args.a, game, table), make_player(args.b, game, table),
                    args.pairs, args.seed, table=table, quiet=args.quiet)
     if args.json:
@@ -177,6 +176,12 @@ def run_match(args):
     low, high = result["score_a_ci95"]
     print(f"{result['a']} vs {result['b']}: {result['a']} scores {result['score_a']:.2%} "
           f"(95%: {low:.2%} .. {high:.2%}) over {result['pairs']:,} duplicate pairs")
+    if result["points_a_per_game"] is not None:
+        low, high = result["points_a_per_game_ci95"]
+        print(f"without the cube: {result['a']} {result['points_a_per_game']:+.3f} points a "
+              f"game (95%: {low:+.3f} .. {high:+.3f}; {result['gammons']:,} gammons and "
+              f"{result['backgammons']:,} backgammons in {result['games']:,} games); for "
+              f"money with the cube, tabula eval regret {game.name} with a table")
     if result["luck_adjusted_score_a"] is not None:
         low, high = result["luck_adjusted_score_a_ci95"]
         print(f"luck-adjusted by the table: {result['luck_adjusted_score_a']:.3%} "
