@@ -127,18 +127,32 @@ def label(board, after):
 
 
 @njit(cache=True)
+def plays_and_infos(board, throw, rows, out_info):
+    """(boards, n): the n distinct plays of `throw` from the mover's `board` (the first
+    n rows of boards), each play's info written to out_info: what `moves` of either
+    rule set encodes. rows: room for the boards of one step of a roll's play."""
+    room = np.empty((4, rows, BOARD), dtype=np.int8)   # the plays, then room to work
+    keys = np.empty((4, rows), dtype=np.int64)
+    n = plays(board, throw // 10, throw % 10, room[0], room[1:], keys)
+    if n > len(out_info):
+        raise ValueError("more plays than the room given to a roll's moves")
+    in_play = 0
+    for place in range(1, PLACES):
+        in_play += board[place]
+    for i in range(n):
+        out_info[i] = label(board, room[0, i])
+        if room[0, i, OFF] - board[OFF] == in_play:
+            out_info[i] |= OVER
+    return room[0], n
+
+
+@njit(cache=True)
 def moves(code, throw, out_codes, out_info):
     board = np.zeros(BOARD, dtype=np.int8)
     board_of_code(code, board)
-    room = np.empty((4, SCRATCH, BOARD), dtype=np.int8)   # the plays, then room to work
-    keys = np.empty((4, SCRATCH), dtype=np.int64)
-    n = plays(board, throw // 10, throw % 10, room[0], room[1:], keys)
+    after, n = plays_and_infos(board, throw, SCRATCH, out_info)
     for i in range(n):
-        after = room[0, i]
-        out_info[i] = label(board, after)
-        if after[OFF] == checkers_in_play(code & SIDE_MASK):
-            out_info[i] |= OVER
-        out_codes[i] = mirror(code_of_board(after))
+        out_codes[i] = mirror(code_of_board(after[i]))
     return n
 
 

@@ -22,10 +22,10 @@ import numpy as np
 from numba import njit
 
 from . import backgammon as hyper
-from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, plays, standard_start
+from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, standard_start
 from .cube import Cube
 from .features import concat
-from .game import LAYER_STRIDE, OVER, Encoding, Game, bear_off_successors
+from .game import LAYER_STRIDE, Encoding, Game, bear_off_successors
 from .heuristic import TEMPO, logistic
 
 CHECKERS = 15
@@ -85,12 +85,30 @@ def mirror(code):
 
 
 @njit(cache=True)
-def _in_play(key):
-    n = 0
+def side_summary(key):
+    """(checkers in play, pips to go, the farthest place: 25 the bar, 0 none in play)
+    of a side's key."""
+    in_play = pips = farthest = 0
+    place = 1
     while key:
-        n += key & 1
+        if key & 1:
+            in_play += 1
+            pips += place
+            farthest = place
+        else:
+            place += 1
         key >>= 1
-    return n
+    return in_play, pips, farthest
+
+
+@njit(cache=True)
+def _in_play(key):
+    return side_summary(key)[0]
+
+
+@njit(cache=True)
+def _pips(key):
+    return side_summary(key)[1]
 
 
 @njit(cache=True)
@@ -102,17 +120,9 @@ def layer_of(code):
 def moves(code, throw, out_codes, out_info):
     board = np.empty(BOARD, dtype=np.int8)
     board_of_code(code, board)
-    room = np.empty((4, ROOM, BOARD), dtype=np.int8)   # the plays, then room to work
-    keys = np.empty((4, ROOM), dtype=np.int64)
-    n = plays(board, throw // 10, throw % 10, room[0], room[1:], keys)
-    if n > len(out_codes):
-        raise ValueError("more plays than the room given to a roll's moves")
+    after, n = hyper.plays_and_infos(board, throw, ROOM, out_info)
     for i in range(n):
-        after = room[0, i]
-        out_info[i] = hyper.label(board, after)
-        if after[OFF] == CHECKERS:
-            out_info[i] |= OVER
-        out_codes[i] = mirror(code_of_board(after))
+        out_codes[i] = mirror(code_of_board(after[i]))
     return n
 
 
@@ -197,20 +207,6 @@ def layer_size(a: int, b: int) -> int:
 # ------------------------------------------------------- scores, progress, heuristic
 
 @njit(cache=True)
-def _pips(key):
-    """Pips to go of a side's key (the bar is 25)."""
-    pips = 0
-    place = 1
-    while key:
-        if key & 1:
-            pips += place
-        else:
-            place += 1
-        key >>= 1
-    return pips
-
-
-@njit(cache=True)
 def progress(code):
     """Pips already gone of both sides (hits set a side back: only an order)."""
     return 2 * CHECKERS * BAR - _pips(np.int64(code.real)) - _pips(np.int64(code.imag))
@@ -244,22 +240,8 @@ def heuristic(code):
 def loss_size(code, pieces):
     """What the player on roll loses when the other side has just borne off its last
     checker (backgammon.loss_of: its farthest checker from home decides)."""
-    key = np.int64(code.real)
-    return hyper.loss_of(_in_play(key), pieces, _farthest(key))
-
-
-@njit(cache=True)
-def _farthest(key):
-    """The highest place of a side's checkers (25: the bar; 0: none in play)."""
-    farthest = 0
-    place = 1
-    while key:
-        if key & 1:
-            farthest = place
-        else:
-            place += 1
-        key >>= 1
-    return farthest
+    in_play, _, farthest = side_summary(np.int64(code.real))
+    return hyper.loss_of(in_play, pieces, farthest)
 
 
 def win_size(code: complex, pieces: int) -> int:
