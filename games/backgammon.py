@@ -1,9 +1,7 @@
 """Backgammon with contact, rule set `hyper` (docs/rules/backgammon.md): hypergammon,
 1 to 3 checkers a side starting on the side's 24-, 23- and 22-points (the first N, as
 GNU Backgammon plays it), the full rules (games/backgammon_rules.py), gammons and
-backgammons, and the doubling cube. The game's other rule set, `standard` (fifteen
-checkers a side), is games/backgammon_standard.py; both read positions in the JSON
-form and gnubg's position IDs here (counts_of_json) and lose by loss_of.
+backgammons, and the doubling cube.
 
 Packed code (int64), seen by the player about to throw:
   bits  0..14  mover's checkers: 5 bits each, the place of each checker (0 borne
@@ -18,6 +16,10 @@ hold), a multiset. A multiset's rank is the colex rank of {c_i + i} for its sort
 numbers c_i. A throw is two dice written as one number, the higher die first (6-1 is
 61).
 """
+# (The docstring above is the rule set's code layout, which shipped models carry. The
+# game's other rule set, `standard`, fifteen checkers a side, is
+# games/backgammon_standard.py; both read positions in the JSON form and gnubg's
+# position IDs here, counts_of_json, and score a loss by loss_of.)
 from functools import partial
 
 import numpy as np
