@@ -15,6 +15,9 @@ index of its chosen move for each. Specs, as typed on the command line:
                        (mcts:2000x16:MODEL.onnx): a valuing leaf values L leaves of the
                        tree at once; /Tms (mcts:5000/20ms) stops a search after T
                        milliseconds too
+  gnubg:N              GNU Backgammon's networks at N plies (0..2) on every move's
+                       result, the best cubeless equity (standard backgammon;
+                       eval/gnubg_player.py)
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,9 +127,16 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         return player
     if kind == "mcts":
         return mcts_player(spec, game, SearchSpec.parse(arg), model)
+    if kind == "gnubg":
+        from .gnubg_player import MAX_PLIES, gnubg_player
+        plies = whole_number(arg, 0, MAX_PLIES)
+        if plies is None:
+            raise PlayerError(f"gnubg takes a number of plies 0..{MAX_PLIES} (gnubg:0), "
+                              f"not {arg[:20]!r}")
+        return gnubg_player(spec, game, plies)
     raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
                       "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx, "
-                      "mcts:SIMS[xL][/Tms][:LEAF]")
+                      "mcts:SIMS[xL][/Tms][:LEAF], gnubg:N")
 
 
 MAX_SIMS = 1_000_000

@@ -436,6 +436,9 @@ class Game:
     deal: Callable | None = None  # rng -> a start drawn at random, for games played from
                                   # one (a bear-off's money game); None: from `start`
                                   # (where a game begins: games/state.begin)
+    gnubg_board: Callable | None = None   # code -> GNU Backgammon's board of it (the other
+                                  # side's 25 counts, then the player on roll's), for a
+                                  # game gnubg's evaluator plays (eval/gnubg_player.py)
     code_dtype: np.dtype = np.dtype(np.int64)   # codes' type: int64, or complex128 for a
                                   # game whose positions need more than 64 bits (two
                                   # whole numbers below 2^53 as one value: see the top)
