@@ -11,7 +11,8 @@ PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, 
                "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[xL][/Tms][:LEAF] (tree "
                "search of SIMS simulations a move, L leaves valued in one call, at most "
                "T ms if given; LEAF: playout, heuristic or MODEL.onnx, the last two with "
-               "+K to mix in K random playouts a position)")
+               "+K to mix in K random playouts a position), gnubg:N (GNU Backgammon's "
+               "networks at N=0..2 plies; standard backgammon)")
 
 
 def add_parser(sub):

@@ -15,9 +15,10 @@ def add_parser(sub):
                     + "; ".join(f"{k}: {v}" for k, v in LEVELS.items()) + ".")
     add_game_arguments(p, playable_pieces)
     cubed = " and ".join(n for n in sorted(GAMES) if get_game(n).cube is not None)
-    p.add_argument("--level", choices=list(LEVELS), default="journeyman",
-                   help=f"the computer's strength (default journeyman; {cubed}, played with "
-                        "the doubling cube: master only with --table)")
+    p.add_argument("--level", choices=list(LEVELS), default=None,
+                   help=f"the computer's strength (default journeyman, or apprentice where "
+                        f"no network plays the rule set, as for standard backgammon; "
+                        f"{cubed}, played with the doubling cube: master only with --table)")
     p.add_argument("--model", metavar="FILE.onnx",
                    help="the network (default: the variant's shipped network in models/, "
                         "GAMEPIECES.onnx or GAME-RULESPIECES.onnx, e.g. ur-masters7.onnx)")
@@ -57,5 +58,16 @@ def build_session(args, game):
     from tabula.session import start_session
     networks = Networks({game.name: args.model} if args.model else None)
     kit = kit_for(game.name, args.pieces, args.rules, open_table(args), networks, strict=True)
-    return start_session(kit.game, args.level, args.side, args.hotseat, args.seed, kit.table,
+    level = args.level or _default_level(kit)
+    return start_session(kit.game, level, args.side, args.hotseat, args.seed, kit.table,
                          kit.model_path, kit.model, args.setup)
+
+
+def _default_level(kit) -> str:
+    """The Journeyman; the Apprentice where nothing else plays the rule set (no network,
+    shipped or given, for any pieces, and no table: standard backgammon). Otherwise a
+    missing network is said, with the pieces or table that would play."""
+    from tabula.session import shipped_pieces
+    alone = kit.model_path is None and kit.table is None and \
+        not shipped_pieces(kit.game.name, kit.game.rules)
+    return "apprentice" if alone else "journeyman"
