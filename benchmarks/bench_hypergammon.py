@@ -17,6 +17,15 @@ keeps the one it met last and tabula the one with more wins.
 
 With --makehyper-iterations K and 3 checkers, makehyper runs K iterations only (it
 needs hours): its time per iteration is reported.
+
+    python benchmarks/bench_hypergammon.py --makehyper-file hyper3.bd.tmp [--sample 200000]
+
+compares a file makehyper -c 3 wrote (its database, or the checkpoint it writes after
+every iteration of a long run) with tabula's solve that reads blocked rolls as makehyper
+does, on --sample positions drawn uniformly: the largest difference of each quantity
+and its 99.9th percentile, and the cube actions (double or not, take or pass, the cube
+centred) on which the two disagree, with how far tabula's equities put each from the
+boundary.
 """
 import argparse
 import json
@@ -32,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.infra.errors import TabulaError  # noqa: E402
 from tabula.solver.contact import numbering  # noqa: E402
-from tests.makehyper_bridge import (MAKEHYPER, differences, read_makehyper,  # noqa: E402
-                                    records_of)
+from tests.makehyper_bridge import (EQUITIES, MAKEHYPER, differences,  # noqa: E402
+                                    read_makehyper, records_of)
 
 def run_makehyper(checkers: int, folder: Path, iterations: int | None) -> dict:
     """makehyper -c N in `folder`: its wall time, iterations and largest last change
@@ -76,13 +85,66 @@ def solve_tabula(checkers: int, folder: Path, blocked_as_makehyper: bool):
     return summary, ContactTable(out)
 
 
+def compare_file(path: Path, sample: int, seed: int = 1) -> dict:
+    """makehyper's 3-checker file at `path` against tabula (blocked rolls as makehyper
+    reads them) on `sample` positions drawn uniformly."""
+    import numpy as np
+
+    from tabula.games import get_game
+    from tabula.solver import contact
+    from tabula.solver.two_sided import doubles, takes
+    game = get_game("backgammon", 3)
+    started = time.perf_counter()
+    codes, _, values, figures = contact.solve_values(game, quiet=True,
+                                                     blocked_as_makehyper=True)
+    solve_s = time.perf_counter() - started
+    pick = np.sort(np.random.default_rng(seed).choice(len(codes), size=min(sample, len(codes)),
+                                                      replace=False))
+    chances, equities = read_makehyper(path, 3)
+    records = records_of(game, codes[pick])
+    ours = values[pick]
+    largest = differences(chances, equities, records, ours)
+    theirs_centered = equities[records, EQUITIES.index("centered")]
+    theirs_unavailable = equities[records, EQUITIES.index("unavailable")]
+    centered = ours[:, contact.VALUES.index("centered")]
+    unavailable = ours[:, contact.VALUES.index("unavailable")]
+    percentile = {"centered": float(np.percentile(np.abs(theirs_centered - centered), 99.9)),
+                  "unavailable": float(np.percentile(np.abs(theirs_unavailable - unavailable),
+                                                     99.9))}
+    disagree, distance = 0, 0.0
+    for i in range(len(pick)):
+        double = doubles(centered[i], unavailable[i]) != doubles(theirs_centered[i],
+                                                                 theirs_unavailable[i])
+        take = takes(unavailable[i]) != takes(theirs_unavailable[i])
+        if double or take:
+            disagree += 1
+            gaps = ([abs(2 * unavailable[i] - centered[i])] if double else []) + \
+                ([abs(2 * unavailable[i] - 1)] if take else [])
+            distance = max(distance, min(gaps))
+    return {"file": str(path), "positions_compared": len(pick),
+            "tabula_solve_s": round(solve_s, 1), "tabula_residual": figures["residual"],
+            "largest": largest, "percentile_99_9": percentile,
+            "cube_actions_disagreeing": disagree,
+            "farthest_from_the_boundary_among_them": distance}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--checkers", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--makehyper-iterations", type=int, default=2,
                         help="iterations of makehyper for 3 checkers (default 2)")
+    parser.add_argument("--makehyper-file", type=Path,
+                        help="compare this file of makehyper -c 3 (hyper3.bd, or its "
+                             "checkpoint hyper3.bd.tmp) with tabula's values, and stop")
+    parser.add_argument("--sample", type=int, default=200_000,
+                        help="positions compared with --makehyper-file (default 200000)")
     args = parser.parse_args()
+    if args.makehyper_file is not None:
+        if not args.makehyper_file.is_file() or args.sample < 1:
+            raise TabulaError(f"no file {args.makehyper_file}, or --sample below 1")
+        print(json.dumps(compare_file(args.makehyper_file, args.sample), indent=2))
+        return
     if not Path(MAKEHYPER).exists():
         raise TabulaError(f"no {MAKEHYPER}: install Debian's gnubg package (make test does)")
     if not set(args.checkers) <= {1, 2, 3} or args.makehyper_iterations < 1:
