@@ -117,9 +117,10 @@ def compare_file(path: Path, sample: int, seed: int = 1) -> dict:
                                                                  theirs_unavailable[i])
         take = takes(unavailable[i]) != takes(theirs_unavailable[i])
         if double or take:
-            disagree += 1
-            gaps = ([abs(2 * unavailable[i] - centered[i])] if double else []) + \
-                ([abs(2 * unavailable[i] - 1)] if take else [])
+            disagree += 1   # how far tabula's equities are from a boundary: double when
+            # 2 ND(unavailable) >= ND and ND <= 1 (not too good), take when 2 ND(unav.) < 1
+            gaps = ([abs(2 * unavailable[i] - centered[i]), abs(centered[i] - 1)]
+                    if double else []) + ([abs(2 * unavailable[i] - 1)] if take else [])
             distance = max(distance, min(gaps))
     return {"file": str(path), "positions_compared": len(pick),
             "tabula_solve_s": round(solve_s, 1), "tabula_residual": figures["residual"],
