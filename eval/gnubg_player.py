@@ -14,6 +14,7 @@ import numpy as np
 
 from tabula.games.game import OVER
 from tabula.infra.errors import TabulaError
+from tabula.solver.contact import cubeless_equity
 
 MAX_PLIES = 2
 
@@ -31,13 +32,6 @@ def _module():
     return gnubg
 
 
-def cubeless_equity(probabilities) -> float:
-    """The cubeless equity of gnubg's (win, win gammon, win backgammon, lose gammon,
-    lose backgammon) for the side on roll."""
-    win, wg, wbg, lg, lbg = probabilities[:5]
-    return 2 * win - 1 + wg + wbg - lg - lbg
-
-
 def gnubg_evaluator(game, plies: int):
     """codes -> each position's cubeless equity for the side on roll, by gnubg at
     `plies` plies."""
@@ -48,9 +42,9 @@ def gnubg_evaluator(game, plies: int):
     context = gnubg.evalcontext(0, plies, 1, 0, 0.0)   # cubeless, deterministic
     cube = gnubg.cubeinfo()
 
-    def equities(codes) -> np.ndarray:
-        return np.array([cubeless_equity(gnubg.evaluate(game.gnubg_board(code), cube,
-                                                        context)) for code in codes])
+    def equities(codes) -> np.ndarray:   # evaluate: the five chances, then an equity
+        return np.array([cubeless_equity(*gnubg.evaluate(game.gnubg_board(code), cube,
+                                                         context)[:5]) for code in codes])
     return equities
 
 

@@ -375,10 +375,16 @@ def board_of(code: int) -> np.ndarray:
     return board
 
 
+def gnubg_sides(board) -> tuple[list, list]:
+    """GNU Backgammon's board of a board (backgammon_rules; the player on roll's view):
+    the other side's counts on its points 1..24 and the bar, then the player on roll's."""
+    return [int(c) for c in board[THEM + 1:]], [int(c) for c in board[1:PLACES]]
+
+
 def gnubg_id(board) -> str:
-    """gnubg's position ID of a board (backgammon_rules; the player on roll's view)."""
-    return position_id([int(c) for c in board[1:PLACES]],
-                       [int(c) for c in board[THEM + 1:]])
+    """gnubg's position ID of a board (the player on roll's view)."""
+    other, on_roll = gnubg_sides(board)
+    return position_id(on_roll, other)
 
 
 def _start(pieces: int) -> int:

@@ -55,8 +55,7 @@ def side_counts_into(key, board, first):
     """Write the side of `key` into board[first:first + 26], its checkers off included."""
     place = 1
     in_play = 0
-    for place_of in range(first + 1, first + PLACES):
-        board[place_of] = 0
+    board[first + 1:first + PLACES] = 0
     while place < PLACES:
         if key & 1:
             board[first + place] += 1
@@ -262,13 +261,6 @@ def from_json(obj, pieces: int) -> complex:
     return complex(code_of_board(hyper.counts_of_json(obj, pieces)))
 
 
-def gnubg_board(code) -> tuple:
-    """GNU Backgammon's board of a position: the other side's counts on its points
-    1..24 and the bar, then the player on roll's."""
-    board = board_of(code)
-    return ([int(c) for c in board[THEM + 1:]], [int(c) for c in board[1:PLACES]])
-
-
 def to_json(code) -> dict:
     return hyper.json_of_board(board_of(code))
 
@@ -325,5 +317,6 @@ def make() -> Game:
                 win_size=partial(win_size, pieces=CHECKERS), loss_size=loss_size,
                 encoding=Encoding(features, N_FEATURES),
                 presentation=shown.presentation(CHECKERS, __doc__.strip(), board_of),
-                gnubg_board=gnubg_board, code_dtype=CODE_DTYPE)
+                gnubg_board=lambda code: hyper.gnubg_sides(board_of(code)),
+                code_dtype=CODE_DTYPE)
 

@@ -120,8 +120,7 @@ def step(game, state: State, action: Action) -> State:
         code, passes, over = advance(game.mirror, state.code, len(state.infos),
                                      state.next_codes, state.infos, action.value)
         moved = replace(state, phase=THROW, code=game.plain_code(code), throw=None,
-                        next_codes=None,
-                        infos=None)
+                        next_codes=None, infos=None)
         if over:   # the position after the move is the loser's to see
             return replace(moved, phase=OVER, seat=1 - state.seat, winner=state.seat,
                            points=None if rules is None

@@ -284,11 +284,11 @@ def check_size(game):
     from tabula.infra.provenance import machine_memory_bytes
     from tabula.solver.layered import SolveError
     positions = sum(game.layer_size(a, b) for a, b in game.solved_layers())
-    need = positions * BYTES_A_POSITION
-    if need > machine_memory_bytes():
+    need, have = positions * BYTES_A_POSITION, machine_memory_bytes()
+    if need > have:
         raise SolveError(f"{game.describe()} is too large to solve exactly: {positions:,} "
                          f"positions would need about {need / 2**30:,.0f} GiB of memory "
-                         f"(this machine has {machine_memory_bytes() / 2**30:,.0f})")
+                         f"(this machine has {have / 2**30:,.0f})")
 
 
 def solve_values(game, tol: float = 1e-9, quiet: bool = False,
