@@ -94,13 +94,13 @@ def compare_file(path: Path, sample: int, seed: int = 1) -> dict:
     from tabula.solver import contact
     from tabula.solver.two_sided import doubles, takes
     game = get_game("backgammon", 3)
+    chances, equities = read_makehyper(path, 3)   # refused before the solve if it is not
     started = time.perf_counter()
     codes, _, values, figures = contact.solve_values(game, quiet=True,
                                                      blocked_as_makehyper=True)
     solve_s = time.perf_counter() - started
     pick = np.sort(np.random.default_rng(seed).choice(len(codes), size=min(sample, len(codes)),
                                                       replace=False))
-    chances, equities = read_makehyper(path, 3)
     records = records_of(game, codes[pick])
     ours = values[pick]
     largest = differences(chances, equities, records, ours)

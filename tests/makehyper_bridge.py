@@ -10,11 +10,13 @@ opponent's.
 """
 import shutil
 from math import comb
+from pathlib import Path
 
 import numpy as np
 
 from tabula.games.backgammon import board_of
 from tabula.games.backgammon_rules import PLACES, THEM
+from tabula.infra.errors import TabulaError
 from tabula.solver import contact
 
 MAKEHYPER = shutil.which("makehyper") or "/usr/games/makehyper"
@@ -22,8 +24,13 @@ EQUITIES = ("owned", "centered", "centered_jacoby", "unavailable")   # the file'
 
 
 def read_makehyper(path, checkers: int):
-    """(chances (n, 5), equities (n, 4)) of every record of a hyperN.bd file."""
+    """(chances (n, 5), equities (n, 4)) of every record of a hyperN.bd file; a
+    TabulaError where the file's size is not that of N checkers' file."""
     n = comb(25 + checkers, checkers)
+    size = Path(path).stat().st_size
+    if size != 40 + 28 * n * n:
+        raise TabulaError(f"{path} is not a makehyper file of {checkers} checkers: "
+                          f"{size:,} bytes, not {40 + 28 * n * n:,}")
     raw = np.fromfile(path, dtype=np.uint8, offset=40).reshape(n * n, 28).astype(np.uint32)
     fields = raw[:, 0:27:3] | (raw[:, 1:27:3] << 8) | (raw[:, 2:27:3] << 16)
     fractions = fields / 16777215.0

@@ -48,3 +48,15 @@ def test_missing_file_is_one_line(tmp_path, script, args, message):
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{script}: error: {message}")
+
+
+def test_a_file_that_is_not_makehyper_s_is_refused_before_the_solve(tmp_path):
+    """bench_hypergammon --makehyper-file reads the file's size first: one line, at once."""
+    bad = tmp_path / "hyper3.bd"
+    bad.write_bytes(b"\0" * 1000)
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_hypergammon.py"),
+                           "--makehyper-file", str(bad), "--sample", "10"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == (f"bench_hypergammon.py: error: {bad} is not a makehyper "
+                                   "file of 3 checkers: 1,000 bytes, not 300,500,968")
