@@ -8,7 +8,7 @@ import re
 
 from tabula.infra import numba_cache  # noqa: F401 - before any cache index is read
 from tabula.infra.errors import TabulaError
-from . import backgammon, bearoff, einstein, senet, ur
+from . import backgammon, bearoff, checkers, einstein, senet, ur
 
 from .game import Game, Parameter, PositionError, Race
 
@@ -55,7 +55,8 @@ def parameters(name: str) -> tuple[Parameter, ...]:
         return tuple(f.name for f in flags if f.parameter == parameter)
     return (Parameter(name, "rules", str, module.RULES, "rule set",
                       choices=tuple(rule_sets(name)), flags=names("rules")),
-            Parameter(name, "pieces", int, module.DEFAULT_PIECES, "pieces a side", least=1,
+            Parameter(name, "pieces", int, module.DEFAULT_PIECES,
+                      getattr(module, "PIECES_MEAN", "pieces a side"), least=1,
                       most=module.MAX_PIECES, flags=names("pieces")))
 
 
@@ -123,6 +124,7 @@ register(senet)
 register(bearoff)
 register(einstein)
 register(backgammon)
+register(checkers)
 
 __all__ = ["GAMES", "Game", "PositionError", "Race", "game_flags", "game_of", "get_game",
            "parameters", "parse_variant", "pieces_help", "pieces_word", "register", "rule_sets",

@@ -241,6 +241,11 @@ class Capabilities:
     has_gammons: bool = False    # a game can be won double
     removes_for_good: bool = False    # a move may take a piece of either side out of the
                                       # game; a side with no piece left has lost
+    pieces_in_all: bool = False  # `pieces` counts both sides' pieces together, at most
+                                 # so many on the board (checkers endgames), not a side's
+    draws: bool = False          # no dice, and play may go on forever: a position is won,
+                                 # lost or drawn, solved by retrograde analysis into
+                                 # win/loss/draw databases (solver/retrograde.py)
 
 
 def bear_off_successors(max_off: int) -> Callable:
