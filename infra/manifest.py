@@ -20,7 +20,8 @@ from tabula.infra.provenance import code_version, machine, now
 
 COMMON = ("format", "format_version", "game", "rules", "pieces", "code_version", "machine")
 OWN_CHECKSUM = {"tabula-table": "sha256", "tabula-data": "data_sha256",
-                "tabula-onnx-value": "sha256", "tabula-report": None}
+                "tabula-onnx-value": "sha256", "tabula-report": None,
+                "tabula-outcome-table": "sha256"}
 SOURCES = {"tabula-table": (), "tabula-data": ("table_sha256",),
            "tabula-onnx-value": ("table_sha256", "data_sha256"),
            "tabula-report": ("table_sha256",)}

@@ -133,6 +133,25 @@ class ContactTableAttributes(Variant):
     residual: Annotated[float, Field(ge=0)]
 
 
+class OutcomeTableAttributes(Variant):
+    """An outcome table's HDF5 attributes (solver/outcome_table.py): its slices in the
+    order they were solved, with each one's first entry, and what the values hold."""
+    slices: Annotated[list[tuple[Annotated[int, Field(ge=0, le=12)],
+                                 Annotated[int, Field(ge=0, le=12)],
+                                 Annotated[int, Field(ge=0, le=12)],
+                                 Annotated[int, Field(ge=0, le=12)],
+                                 Annotated[int, Field(ge=0)]]],
+                      BeforeValidator(_json_text), Field(max_length=4096)]
+    sha256: Sha256
+    machine: Annotated[dict, BeforeValidator(_json_text)] = {}
+    solve_seconds: Annotated[float, Field(ge=0)]
+    positions: Annotated[int, Field(ge=0)]
+    wins: Annotated[int, Field(ge=0)]
+    losses: Annotated[int, Field(ge=0)]
+    draws: Annotated[int, Field(ge=0)]
+    longest: Annotated[int, Field(ge=0)]
+
+
 class DecisionSetAttributes(Variant):
     """A decision set's HDF5 attributes (datagen/decision_set.py): the kinds' names in
     the order of their bits, and the checksum of the header and the arrays."""

@@ -31,7 +31,7 @@ import h5py
 
 from tabula.games import Game
 
-from . import contact_table, race_table, table
+from . import contact_table, outcome_table, race_table, table
 
 
 @dataclass(frozen=True)
@@ -60,13 +60,20 @@ CONTACT = SolutionKind(
     "contact", contact_table.FORMAT, contact_table.ContactTable, ("threads", "tol"),
     contact_table.solve_contact, "nothing written (a contact table is solved in memory: "
                                  "run the same command again)")
-KINDS = (LAYERED, RACE, CONTACT)
+OUTCOME = SolutionKind(
+    "outcome", outcome_table.FORMAT, outcome_table.OutcomeTable, ("threads",),
+    outcome_table.solve_outcomes, "finished slices are kept in OUT.partial/, run the same "
+                                  "command again to resume")
+KINDS = (LAYERED, RACE, CONTACT, OUTCOME)
 
 
 def kind_of_game(game: Game) -> SolutionKind:
     """The kind that solves `game`: races with the cube in one pass over the pips; games
     with contact, gammons and the cube (a compiled loss_size) as money tables of every
-    position; any other game by layered value iteration."""
+    position; games without dice that may be drawn as win/loss/draw databases by
+    retrograde analysis; any other game by layered value iteration."""
+    if game.capabilities.draws:
+        return OUTCOME
     if game.race is not None:
         return RACE
     return CONTACT if game.cube is not None and game.loss_size is not None else LAYERED

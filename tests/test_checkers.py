@@ -2,13 +2,15 @@
 (solver/retrograde.py): the rules file's vectors and counts, moves equal to a plain
 reference implementation (tests/reference/checkers_rules.py), and databases equal to
 a brute-force solve of those rules."""
+import json
+
 import numpy as np
 import pytest
 
 from tabula.games import get_game
-from tabula.games.checkers import from_json, notation, to_json, unpack
+from tabula.games.checkers import absolute_square, from_json, notation, pack, to_json, unpack
 from tabula.games.checkers_rules import (MAX_CHAIN, MAX_MOVES, configurations, flip,
-                                         legal_moves, work_space)
+                                         legal_moves, other_view, work_space)
 from tabula.games.game import OVER, PositionError
 from tabula.runtime.sampling import random_play_positions, uniform_positions
 from tabula.solver.retrograde import index_of, solve_database
@@ -117,3 +119,125 @@ def test_two_piece_databases_equal_brute_force():
 @pytest.mark.slow
 def test_three_piece_databases_equal_brute_force():
     check_databases_equal_brute_force(3)
+
+
+def run_cli(capsys, *argv):
+    from tabula.cli import main
+    try:
+        status = main(list(argv))
+    except SystemExit as stop:  # argparse
+        status = stop.code
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+TWO_KINGS = json.dumps({"turn": "white", "black": {"men": [], "kings": [1]},
+                        "white": {"men": [], "kings": [28, 32]}})
+
+
+def test_solve_value_moves_and_table_on_the_command_line(tmp_path, capsys):
+    """A database of 3 pieces solved, answered (White's two kings beat Black's one in
+    the double corner), listed move by move and verified against every position's
+    moves; a second solve refuses to overwrite it, and a solve setting it takes not."""
+    out = tmp_path / "c3.h5"
+    status, said, _ = run_cli(capsys, "solve", "checkers", "--pieces", "3", "--out", str(out),
+                              "--json", "--quiet")
+    summary = json.loads(said)
+    assert status == 0 and summary["positions"] == 199520
+    assert summary["wins"] + summary["losses"] + summary["draws"] == summary["positions"]
+    status, said, _ = run_cli(capsys, "value", "checkers", "--pieces", "3", "--table", str(out),
+                              "--position", TWO_KINGS, "--json")
+    answer = json.loads(said)
+    assert status == 0 and answer["result"] == "win" and answer["plies"] % 2 == 1
+    status, said, _ = run_cli(capsys, "moves", "checkers", "--pieces", "3", "--table", str(out),
+                              "--position", TWO_KINGS, "--json")
+    moves = json.loads(said)["moves"]
+    assert min(m["plies"] for m in moves if m["result"] == "win") == answer["plies"]
+    assert {m["notation"] for m in moves} == {"1-6", "5-9"}   # shown as Black: 28 is 5
+    status, said, _ = run_cli(capsys, "table", "verify", str(out), "--sample", "199520")
+    assert status == 0 and "0 of 199,520 positions disagree" in said
+    status, _, err = run_cli(capsys, "solve", "checkers", "--pieces", "3", "--out", str(out))
+    assert status == 2 and "--force" in err
+    status, _, err = run_cli(capsys, "solve", "checkers", "--pieces", "3", "--out",
+                             str(tmp_path / "x.h5"), "--tol", "1e-3")
+    assert status == 2 and "--tol is not for checkers" in err
+
+
+def test_an_interrupted_solve_resumes_from_its_finished_units(tmp_path, monkeypatch):
+    from tabula.games import get_game
+    from tabula.solver import outcome_table, retrograde
+    game = get_game("checkers", 3)
+    whole = outcome_table.solve_outcomes(game, tmp_path / "whole.h5", quiet=True)
+    solve_unit, solved = retrograde.solve_unit, []
+
+    def stop_after_five(*args):
+        if len(solved) == 5:
+            raise KeyboardInterrupt
+        solved.append(args[2])
+        return solve_unit(*args)
+    monkeypatch.setattr(retrograde, "solve_unit", stop_after_five)
+    with pytest.raises(KeyboardInterrupt):
+        outcome_table.solve_outcomes(game, tmp_path / "t.h5", quiet=True)
+    assert len(list((tmp_path / "t.h5.partial").glob("unit-*.npy"))) == 5
+    monkeypatch.setattr(retrograde, "solve_unit", lambda *args: solved.append(args[2]) or
+                        solve_unit(*args))
+    outcome_table.solve_outcomes(game, tmp_path / "t.h5", quiet=True)
+    assert len(solved) == len(retrograde.units(3))   # the first five were not solved again
+    assert outcome_table.OutcomeTable(tmp_path / "t.h5").attrs["sha256"] == \
+        outcome_table.OutcomeTable(tmp_path / "whole.h5").attrs["sha256"]
+    assert whole["positions"] == 199520
+
+
+def test_a_damaged_outcome_table_is_refused(tmp_path):
+    import h5py
+    from tabula.games import get_game
+    from tabula.solver.outcome_table import OutcomeTable, OutcomeTableError, solve_outcomes
+    path = tmp_path / "c2.h5"
+    solve_outcomes(get_game("checkers", 2), path, quiet=True)
+    with h5py.File(path, "r+") as f:
+        f["values"][7] = f["values"][7] + 2
+    with pytest.raises(OutcomeTableError, match="checksum"):
+        OutcomeTable(path)
+    with pytest.raises(OutcomeTableError, match="pieces=3"):
+        OutcomeTable(tmp_path / "c2.h5", pieces=3)
+
+
+def our_whole_moves(code, side) -> set:
+    """{(squares of the move, the next position)} by games/checkers_rules.py, in the
+    reference's terms, the side to move playing `side`."""
+    me, opp, kings = unpack(np.int64(code))
+    out = np.zeros((MAX_MOVES, 5 + MAX_CHAIN), dtype=np.int64)
+    n = legal_moves(me, opp, kings, out, work_space())
+    seat = 0 if side == reference.BLACK else 1
+    found = set()
+    for row in out[:n]:
+        route = tuple(absolute_square(int(bit), seat) for bit in [row[3], *row[5:5 + row[4]]])
+        after = pack(*other_view(row[0], row[1], row[2]))
+        found.add((route, reference_position(after, reference.other(side))))
+    return found
+
+
+def check_moves_equal_imparaai(n, seed):
+    """n positions of up to 6 pieces, half uniform in the layers and half met in random
+    play, each with Black and with White to move: every whole move, chains included,
+    and its result equal imparaai-checkers'."""
+    from tests.imparaai_bridge import whole_moves
+    game = get_game("checkers", 6)
+    codes = np.concatenate([uniform_positions(game, n // 2, seed=seed),
+                            random_play_positions(game, n - n // 2, seed=seed + 1)])
+    chains = 0
+    for i, code in enumerate(codes):
+        side = (reference.BLACK, reference.WHITE)[i % 2]
+        ours = our_whole_moves(code, side)
+        assert ours == whole_moves(reference_position(code, side)), to_json(code)
+        chains += any(len(route) > 2 for route, _ in ours)
+    return chains
+
+
+def test_moves_equal_imparaai_checkers():
+    assert check_moves_equal_imparaai(300, seed=11) > 0
+
+
+@pytest.mark.slow
+def test_moves_equal_imparaai_checkers_on_many_positions():
+    assert check_moves_equal_imparaai(20_000, seed=12) > 100

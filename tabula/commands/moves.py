@@ -21,7 +21,7 @@ def add_parser(sub):
     p.add_argument("--position", help="position as JSON, or 'start'")
     p.add_argument("--throw", type=throw_text,
                    help="the throw (ur 0..4, senet 1..5, bearoff two dice as one number, "
-                        "the higher first: 61)")
+                        "the higher first: 61; none in a game without dice)")
     p.add_argument("--dice", type=int, nargs=2, metavar=("D1", "D2"),
                    help="two dice (bearoff), the same as --throw with both digits")
     p.add_argument("--input", metavar="FILE.jsonl",
@@ -31,8 +31,14 @@ def add_parser(sub):
     add_table_argument(p, required=False)
     p.epilog = ("With --table every move also gets its value: the mover's winning chance "
                 "after it (1 if it wins; the next position's value if the mover throws "
-                "again; one minus it if the turn passes).")
+                "again; one minus it if the turn passes); from a win/loss/draw database "
+                "(checkers), the mover's result after it and the plies to the end.")
     p.set_defaults(run=run)
+
+
+def outcome_text(said: dict) -> str:
+    from tabula.solver.outcome_table import outcome_text
+    return f"the mover {outcome_text(said)}"
 
 
 def moves_json(game, code, throw, table=None):
@@ -51,6 +57,8 @@ def describe(game, code, throw, answer):
         label = game.presentation.square_label
         source, target = label(m["from"]), label(m["to"])
         value = f"  value {m['value']:.6f}" if "value" in m else ""
+        if "result" in m:   # a win/loss/draw database: the outcome, in plies
+            value = f"  {outcome_text(m)}"
         if "equity" in m:   # a race's moves, without notation, are where the mover's
                             # checkers end up
             e = m["equity"]
@@ -89,6 +97,8 @@ def run(args):
                 raise PositionError(f"{args.input} line {number}: {err}")
             print(json.dumps(moves_json(game, code, throw, table)))
         return 0
+    if args.throw is None and len(game.throws) == 1:   # a game without dice
+        args.throw = int(game.throws[0])
     if args.position is None or args.throw is None:
         raise UsageError("give --position and --throw (or --input FILE.jsonl)")
     code = parse_position(game, args.position)

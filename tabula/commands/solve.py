@@ -85,12 +85,15 @@ def run(args):
         what = f"{summary['positions']:,} positions"
     else:
         what = "one-sided table"
-    where = (f" in {summary['layers']} layers" if "layers" in summary
-             else f", {summary['sides']:,} sides")
+    where = next((f" in {summary[part]:,} {part}" for part in ("layers", "units")
+                  if part in summary), f", {summary.get('sides', 0):,} sides")
     residual = (f", worst residual {summary['max_residual']:.1e}"
                 if "max_residual" in summary else "")
     print(f"solved {game.describe()}: {what}{where}, {summary['wall_seconds']:.1f} s, peak "
           f"memory {summary['peak_memory_bytes'] / 2**30:.2f} GiB{residual}")
+    if "draws" in summary:
+        print(f"for the side to move: {summary['wins']:,} won, {summary['losses']:,} lost, "
+              f"{summary['draws']:,} drawn; the most plies to the end: {summary['longest']}")
     if summary.get("start_value") is not None:
         print(f"first player's winning chance from the start: {summary['start_value']:.10f}")
     print(f"table: {out}")

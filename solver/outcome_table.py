@@ -1,0 +1,244 @@
+"""Win/loss/draw databases (solver/retrograde.py) as files: solved, resumed, read back,
+answered and verified.
+
+File layout (HDF5):
+  attrs   the common fields (infra/manifest.py), values (["score"]: what values() gives,
+          the side to move's score), slices (JSON list of [mm, mk, om, ok,
+          first entry], in the order they were solved), sha256 (of the values' bytes),
+          solve_seconds, and what the values hold: positions, wins, losses, draws,
+          longest (the most plies to the end)
+  values  uint16, one entry a position seen by the side to move, slice by slice, by
+          checkers_rules.slice_rank: the plies to the end + 1 (odd: the side to move
+          loses, even: it wins), 0 for a draw; attrs: crc32
+A solve keeps each finished unit in OUT.partial/ (unit-K.npy) and starts from them when
+run again.
+"""
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import h5py
+import numpy as np
+from numba import njit
+
+from tabula.games.checkers import unpack
+from tabula.games.checkers_rules import MAX_CHAIN, MAX_MOVES, legal_moves, other_view, \
+    slice_unrank
+from tabula.infra.h5files import open_checked
+from tabula.infra.manifest import missing_fields, stamp
+from tabula.infra.progress import Progress
+from tabula.infra.schemas import OutcomeTableAttributes, check
+
+from . import retrograde
+from .race_table import RaceTableError, arrays_sha256, crc32, read_dataset, read_header
+
+FORMAT = "tabula-outcome-table"
+FORMAT_VERSION = 1
+SPOT_POSITIONS = 100_000   # positions checked against their moves by verify
+
+
+class OutcomeTableError(RaceTableError):
+    """An outcome table that is missing, unreadable, damaged or made for another game."""
+
+
+def solve_outcomes(game, out, threads=None, quiet=False) -> dict:
+    """Solve every position of `game` (at most game.pieces pieces) into `out`."""
+    import numba
+
+    from tabula.infra.provenance import peak_memory_bytes
+    if threads is not None:
+        numba.set_num_threads(threads)
+    out = Path(out)
+    partial = out.with_name(out.name + ".partial")
+    partial.mkdir(exist_ok=True)
+    started = time.time()
+    base, length = retrograde.layout(game.pieces)
+    values = np.zeros(length, dtype=np.uint16)
+    units = retrograde.units(game.pieces)
+    sizes = [sum(retrograde.slice_size(*s) for s in unit) for unit in units]
+    progress = Progress(f"solve {game.describe()}", sum(sizes), "positions", quiet)
+    done = 0
+    for k, (unit, size) in enumerate(zip(units, sizes)):
+        first = int(base[retrograde.slice_id(*unit[0])])
+        saved = partial / f"unit-{k}.npy"
+        if saved.is_file():
+            values[first:first + size] = np.load(saved)
+        else:
+            retrograde.solve_unit(values, base, unit)
+            np.save(partial / f"unit-{k}.tmp.npy", values[first:first + size])
+            os.replace(partial / f"unit-{k}.tmp.npy", saved)
+        done += size
+        progress.update(done, note=f"slice {unit[0]}")
+    seconds = time.time() - started
+    figures = _figures(values)
+    progress.done(f"{length:,} positions, {figures['draws']:,} drawn")
+    slices = [[*s, int(base[retrograde.slice_id(*s)])] for unit in units for s in unit]
+    meta = stamp(FORMAT, FORMAT_VERSION, game)
+    written = out.with_name(out.name + ".writing")
+    with h5py.File(written, "w") as f:
+        f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
+                        "values": json.dumps(list(OutcomeTable.value_names)),
+                        "slices": json.dumps(slices), "sha256": arrays_sha256([values]),
+                        "solve_seconds": seconds, **figures})
+        f.create_dataset("values", data=values).attrs["crc32"] = crc32(values)
+    os.replace(written, out)
+    shutil.rmtree(partial)
+    return {"game": game.name, "rules": game.rules, "pieces": game.pieces,
+            "units": len(units), **figures, "wall_seconds": seconds,
+            "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}
+
+
+def _figures(values) -> dict:
+    counts = np.bincount(values)
+    return {"positions": int(len(values)), "draws": int(counts[0]),
+            "wins": int(counts[2::2].sum()), "losses": int(counts[1::2].sum()),
+            "longest": int(len(counts) - 2) if len(counts) > 1 else 0}
+
+
+def outcome(value: int) -> dict:
+    """What a stored value says of the side to move: result, plies, score (1 a win, 1/2
+    a draw, 0 a loss)."""
+    if value == retrograde.DRAW:
+        return {"result": "draw", "plies": None, "value": 0.5}
+    won = value % 2 == 0
+    return {"result": "win" if won else "loss", "plies": int(value) - 1,
+            "value": 1.0 if won else 0.0}
+
+
+def outcome_text(said: dict) -> str:
+    if said["result"] == "draw":
+        return "a draw with best play"
+    verb = "wins" if said["result"] == "win" else "loses"
+    return f"{verb} in {said['plies']} pl{'y' if said['plies'] == 1 else 'ies'}"
+
+
+def after_move(their: dict) -> dict:
+    """The mover's outcome after a move, from the other side's outcome then."""
+    if their["result"] == "draw":
+        return their
+    return {"result": "loss" if their["result"] == "win" else "win",
+            "plies": their["plies"] + 1, "value": 1.0 - their["value"]}
+
+
+@njit(cache=True)
+def _inconsistent(values, base, slices, numbers):
+    """How many of the entries `numbers` disagree with what their moves and the values of
+    the positions they lead to give (slices: rows mm, mk, om, ok, first entry, in the
+    order of the entries)."""
+    out = np.empty((MAX_MOVES, 5 + MAX_CHAIN), dtype=np.int64)
+    work = np.zeros((5, MAX_CHAIN + 1), dtype=np.int64)
+    wrong = 0
+    for number in numbers:
+        t = 0
+        while t + 1 < len(slices) and slices[t + 1, 4] <= number:
+            t += 1
+        me, opp, kings = slice_unrank(slices[t, 0], slices[t, 1], slices[t, 2], slices[t, 3],
+                                      number - slices[t, 4])
+        n = legal_moves(me, opp, kings, out, work)
+        fastest = 0      # the least value of a successor lost to the other side
+        slowest = 0      # the most value of a successor won by it
+        drawn = False
+        for i in range(n):
+            if out[i, 1] == 0:
+                fastest = 1
+                continue
+            a, b, c = other_view(out[i, 0], out[i, 1], out[i, 2])
+            v = values[retrograde.index_of(base, a, b, c)]
+            if v == 0:
+                drawn = True
+            elif v % 2 == 1:
+                fastest = v if fastest == 0 else min(fastest, v)
+            else:
+                slowest = max(slowest, v)
+        expected = fastest + 1 if fastest else (0 if drawn else slowest + 1)
+        wrong += values[number] != expected
+    return wrong
+
+
+class OutcomeTable:
+    """A solved outcome table, read into memory and checked: the outcome kind of
+    solution (solver/solution.py lists what every kind answers)."""
+    value_names = ("score",)   # values(): the side to move's score, 1 / 0.5 / 0
+
+    def __init__(self, path, game: str | None = None, pieces: int | None = None,
+                 rules: str | None = None):
+        self.path = Path(path)
+        with open_checked(self.path, FORMAT, OutcomeTableError, "table file",
+                          "a tabula outcome table") as (f, self.attrs):
+            self.header = check(OutcomeTableAttributes, dict(self.attrs),
+                                f"{self.path} has broken attributes", OutcomeTableError)
+            self.game, _ = read_header(self.path, self.attrs, OutcomeTableError, game,
+                                       pieces, rules)
+            self.table = read_dataset(f, self.path, "values", OutcomeTableError)
+        self.base, length = retrograde.layout(self.game.pieces)
+        expected = [[*s, int(self.base[retrograde.slice_id(*s)])]
+                    for unit in retrograde.units(self.game.pieces) for s in unit]
+        if [list(s) for s in self.header.slices] != expected or len(self.table) != length \
+                or self.table.dtype != np.uint16:
+            raise OutcomeTableError(f"{self.path}: values are not laid out over the slices "
+                                    f"of {self.game.describe()}: solve again")
+
+    def numbers(self, codes) -> np.ndarray:
+        return np.array([retrograde.index_of(self.base, *unpack(np.int64(code)))
+                         for code in codes], dtype=np.int64)
+
+    def values(self, codes) -> np.ndarray:
+        """float32 (n,): the side to move's score with best play (1 win, 0.5 draw, 0 loss)."""
+        raw = self.table[self.numbers(codes)]
+        return np.where(raw == 0, 0.5, (raw % 2 == 0).astype(np.float64)).astype(np.float32)
+
+    def answer(self, code: int) -> dict:
+        return outcome(int(self.table[self.numbers([code])[0]]))
+
+    def answers(self, codes) -> list[dict]:
+        return [outcome(int(v)) for v in self.table[self.numbers(codes)]]
+
+    def answer_text(self, code: int) -> str:
+        return f"the side to move {outcome_text(self.answer(code))}"
+
+    def move_answers(self, code: int, moves: list) -> list[dict]:
+        """Each legal move's outcome to the mover (game.legal_moves form)."""
+        return [{"result": "win", "plies": 1, "value": 1.0} if m["over"]
+                else after_move(self.answer(m["position"])) for m in moves]
+
+    def verify(self, sample: int | None = None, seed: int | None = None) -> dict:
+        """The values' SHA-256 against the file's, the schema's fields, and `sample`
+        positions drawn at random (every one where the table is smaller) consistent with
+        their moves: won in the fewest plies a move allows, lost in the most, drawn
+        where neither. (Held for every position, this proves the table exact.)"""
+        sha256 = arrays_sha256([self.table])
+        missing = missing_fields(self.attrs)
+        rng = np.random.default_rng(seed)
+        n = len(self.table)
+        want = sample or SPOT_POSITIONS
+        picked = np.arange(n) if n <= want else np.sort(rng.choice(n, size=want, replace=False))
+        slices = np.array([list(s) for s in self.header.slices], dtype=np.int64)
+        slices = slices[np.argsort(slices[:, 4], kind="stable")]
+        wrong = int(_inconsistent(self.table, self.base, slices, picked))
+        ok = sha256 == self.attrs["sha256"] and not missing and wrong == 0
+        return {"table": str(self.path), "sha256_ok": sha256 == self.attrs["sha256"],
+                "sha256": sha256, "missing_fields": missing, "positions_checked": len(picked),
+                "inconsistent": wrong, "ok": ok}
+
+    @staticmethod
+    def verify_text(report: dict) -> str:
+        return (f"{report['table']}: sha256 {'ok' if report['sha256_ok'] else 'MISMATCH'}, "
+                f"{report['inconsistent']:,} of {report['positions_checked']:,} positions "
+                f"disagree with their moves: {'ok' if report['ok'] else 'FAILED'}")
+
+    def info(self) -> tuple[dict, str]:
+        a = self.attrs
+        answer = {"file": str(self.path), **{k: a[k] for k in (
+            "game", "rules", "pieces", "sha256", "solve_seconds", "positions", "wins",
+            "losses", "draws", "longest")}}
+        return answer, "\n".join([
+            f"{self.path}: {a['game']} ({a['rules']}), every position with at most "
+            f"{a['pieces']} pieces: {a['positions']:,} positions seen by the side to move "
+            f"(each also stands for its colours reversed)",
+            f"  {a['wins']:,} won, {a['losses']:,} lost, {a['draws']:,} drawn for the side to "
+            f"move; the most plies to the end: {a['longest']}",
+            f"  solved {a.get('created')} by tabula {a.get('code_version')} in "
+            f"{a['solve_seconds']:.1f} s",
+            f"  sha256 {a['sha256']}"])
