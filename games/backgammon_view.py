@@ -113,7 +113,8 @@ def move_steps(code: int, next_code: int, throw: int, board_of) -> list[tuple]:
     return move_orders(code, next_code, throw, board_of)[0]
 
 
-def move_notation(code: int, next_code: int, throw: int, board_of) -> str:
+def move_notation(code: int, next_code: int, throw: int, board_of, seat: int = 0) -> str:
+    """The move in notation (each side numbers its own points: the same for either seat)."""
     return notation(checker_steps(board_of(code), _next_board_as_mover(next_code, board_of),
                                   throw))
 

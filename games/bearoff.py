@@ -344,8 +344,9 @@ def notation(before: list[int], after: list[int], throw: int) -> str:
                     for t in dict.fromkeys(texts))
 
 
-def move_notation(code: int, next_code: int, throw: int) -> str:
-    """The move from `code` to `next_code` (seen by the next player) in notation."""
+def move_notation(code: int, next_code: int, throw: int, seat: int = 0) -> str:
+    """The move from `code` to `next_code` (seen by the next player) in notation (each
+    side numbers its own points: the same for either seat)."""
     return notation(to_json(code)["me"], to_json(next_code)["opp"], throw)
 
 

@@ -367,8 +367,9 @@ class Presentation:
     win_words: str = "bears off the last piece and wins"   # what a winning move does
     named_by_board: bool = False  # a seat's squares are named by the board's cells, the
                                   # same for both seats (EinStein), not by its own track
-    notation: Callable | None = None   # (code, next code, throw) -> a move as the game's
-                                       # players write it (bear-offs: '6/2 5/off')
+    notation: Callable | None = None   # (code, next code, throw, seat=0) -> a move as the
+                                       # game's players write it (bear-offs: '6/2 5/off';
+                                       # checkers names squares by the seat moving)
     throw_text: Callable = str         # a throw as people read it (bear-offs: '6-2')
     steps: Callable | None = None      # (code, next code, throw) -> [(from, to)]: each
                                        # piece's part of a move that moves several, in

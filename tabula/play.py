@@ -55,7 +55,8 @@ def opening(session) -> str:
     money = ", money play with the doubling cube" if session.cube is not None else ""
     word = pieces_word(game.name)
     word = word[:-1] if game.pieces == 1 else word     # "1 checker", "3 checkers"
-    variant = f"{game.name}{rules} with {game.pieces} {word} a side{money}"
+    where = "on the board at most" if game.capabilities.pieces_in_all else "a side"
+    variant = f"{game.name}{rules} with {game.pieces} {word} {where}{money}"
     if len(session.humans) == 2:
         return (f"{variant}: two people at one screen, "
                 f"{game.presentation.sides[0]} against {game.presentation.sides[1]}; {first}.")

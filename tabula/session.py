@@ -344,7 +344,8 @@ class Session:
         game's own notation where it has one (bear-offs: '6/2 5/off')."""
         presentation = self.game.presentation
         if presentation.notation is not None:
-            return presentation.notation(self.code, move["position"], self.throw)
+            return presentation.notation(self.code, move["position"], self.throw,
+                                         seat=self.seat)
         label = presentation.square_label
         return f"{label(move['from'], self.seat)} -> {label(move['to'], self.seat)}"
 

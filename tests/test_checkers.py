@@ -241,3 +241,15 @@ def test_moves_equal_imparaai_checkers():
 @pytest.mark.slow
 def test_moves_equal_imparaai_checkers_on_many_positions():
     assert check_moves_equal_imparaai(20_000, seed=12) > 100
+
+
+def test_two_people_play_in_the_terminal_each_side_naming_the_rules_squares(monkeypatch,
+                                                                            capsys):
+    import io
+
+    from tabula.cli import main
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\nq\n"))
+    assert main(["play", "checkers", "--pieces", "4", "--hotseat"]) == 0
+    said = capsys.readouterr().out
+    assert "4 pieces on the board at most" in said
+    assert "black plays 1-5" in said and "white plays 32-28" in said
