@@ -2,8 +2,8 @@
 answered and verified.
 
 File layout (HDF5):
-  attrs   the common fields (infra/manifest.py), values (["score"]: what values() gives,
-          the side to move's score), slices (JSON list of [mm, mk, om, ok,
+  attrs   the common fields (infra/manifest.py), values (["win"]: what values() gives,
+          the side to move's score, OutcomeTable.values), slices (JSON list of [mm, mk, om, ok,
           first entry], in the order they were solved), sha256 (of the values' bytes),
           solve_seconds, and what the values hold: positions, wins, losses, draws,
           longest (the most plies to the end)
@@ -26,6 +26,7 @@ from numba import njit
 from tabula.games.checkers import unpack
 from tabula.games.checkers_rules import MAX_CHAIN, MAX_MOVES, legal_moves, other_view, \
     slice_unrank
+from tabula.games.game import move_worths
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.progress import Progress
@@ -157,10 +158,24 @@ def _inconsistent(values, base, slices, numbers):
     return wrong
 
 
+PLY = 1e-6   # values(): a win a ply slower, a loss a ply slower, is worth this much less
+             # and more (so that players who take the best value win fastest, lose slowest)
+
+
+def scores(raw) -> np.ndarray:
+    """The side to move's score of stored values: 1 a win, 1/2 a draw, 0 a loss, each moved
+    towards 1/2 by PLY a ply to the end."""
+    raw = np.asarray(raw, dtype=np.float64)
+    plies = raw - 1
+    return np.where(raw == retrograde.DRAW, 0.5,
+                    np.where(raw % 2 == 0, 1.0 - PLY * plies, PLY * plies))
+
+
 class OutcomeTable:
     """A solved outcome table, read into memory and checked: the outcome kind of
     solution (solver/solution.py lists what every kind answers)."""
-    value_names = ("score",)   # values(): the side to move's score, 1 / 0.5 / 0
+    value_names = ("win",)   # values(): the side to move's score (scores), which players
+                             # and judges take as they take a winning chance
 
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
                  rules: str | None = None):
@@ -185,9 +200,8 @@ class OutcomeTable:
                          for code in codes], dtype=np.int64)
 
     def values(self, codes) -> np.ndarray:
-        """float32 (n,): the side to move's score with best play (1 win, 0.5 draw, 0 loss)."""
-        raw = self.table[self.numbers(codes)]
-        return np.where(raw == 0, 0.5, (raw % 2 == 0).astype(np.float64)).astype(np.float32)
+        """float64 (n,): the side to move's score with best play (scores)."""
+        return scores(self.table[self.numbers(codes)])
 
     def answer(self, code: int) -> dict:
         return outcome(int(self.table[self.numbers([code])[0]]))
@@ -202,6 +216,20 @@ class OutcomeTable:
         """Each legal move's outcome to the mover (game.legal_moves form)."""
         return [{"result": "win", "plies": 1, "value": 1.0} if m["over"]
                 else after_move(self.answer(m["position"])) for m in moves]
+
+    def _worths(self, counts, next_codes, infos) -> np.ndarray:
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        return move_worths(next_codes, infos, live, self.values)
+
+    def best_moves(self, counts, next_codes, infos) -> np.ndarray:
+        """The perfect policy: the fastest win, else a draw, else the slowest loss (the
+        first of equals), decisions in rows of next_codes and infos with counts[i] moves."""
+        return np.argmax(self._worths(counts, next_codes, infos), axis=1)
+
+    def decision_worths(self, counts, next_codes, infos) -> np.ndarray:
+        """float32 (n, M): each legal move's score to the mover, 0 in unused slots."""
+        worths = self._worths(counts, next_codes, infos)
+        return np.where(np.isfinite(worths), worths, 0.0).astype(np.float32)
 
     def verify(self, sample: int | None = None, seed: int | None = None) -> dict:
         """The values' SHA-256 against the file's, the schema's fields, and `sample`

@@ -15,11 +15,11 @@ def coordinates(square: int) -> tuple[int, int]:
     return row, 2 * ((square - 1) % 4) + (1 if row % 2 == 0 else 0)
 
 
+SQUARE_AT = {coordinates(square): square for square in range(1, 33)}
+
+
 def square_at(row: int, col: int) -> int | None:
-    for square in range(1, 33):
-        if coordinates(square) == (row, col):
-            return square
-    return None
+    return SQUARE_AT.get((row, col))
 
 
 def other(colour: str) -> str:
@@ -106,31 +106,34 @@ def positions(pieces: int) -> list:
 def solve(pieces: int) -> dict:
     """position -> plies to the end with best play (odd: the side to move wins, even: it
     loses), or None for a draw; depth by depth: lost in d when every move leads to a
-    position won in fewer plies, won in d when a move leads to one lost in d - 1."""
-    graph = {}
-    for position in positions(pieces):
-        graph[position] = [nxt for _, nxt in moves(position)]
-    depth = {}
+    position won in fewer plies, won in d when a move leads to one lost in d - 1 (a move
+    that takes the last piece leaves the other side lost at once)."""
+    every = positions(pieces)
+    number = {position: i for i, position in enumerate(every)}
+    LOST_AT_ONCE = -1
+    graph = [[number[nxt] if _both_sides(nxt) else LOST_AT_ONCE for _, nxt in moves(p)]
+             for p in every]
+    depth = [None] * len(every)
     d = 0
     quiet = 0
+    open_positions = range(len(every))
     while quiet < 2:
         found = []
-        for position, successors in graph.items():
-            if position in depth:
-                continue
+        for i in open_positions:
             if d % 2 == 0:    # lost: every move leads to a win for the other side
-                decided = all(_both_sides(s) and s in depth and depth[s] % 2 == 1
-                              for s in successors)
-            else:   # won: a move to a loss (taking the last piece: a loss at once)
-                decided = any(depth.get(s) == d - 1 or (d == 1 and not _both_sides(s))
-                              for s in successors)
+                decided = all(s != LOST_AT_ONCE and depth[s] is not None and depth[s] % 2 == 1
+                              for s in graph[i])
+            else:             # won: a move to a loss
+                decided = any((depth[s] == d - 1) if s != LOST_AT_ONCE else d == 1
+                              for s in graph[i])
             if decided:
-                found.append(position)
-        for position in found:
-            depth[position] = d
+                found.append(i)
+        for i in found:
+            depth[i] = d
+        open_positions = [i for i in open_positions if depth[i] is None]
         quiet = 0 if found else quiet + 1
         d += 1
-    return {position: depth.get(position) for position in graph}
+    return dict(zip(every, depth))
 
 
 def _both_sides(position) -> bool:
