@@ -26,7 +26,7 @@ from numba import njit
 from tabula.games.checkers import unpack
 from tabula.games.checkers_rules import MAX_CHAIN, MAX_MOVES, legal_moves, other_view, \
     slice_unrank
-from tabula.games.game import move_worths
+from tabula.games.game import OVER, move_worths
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.progress import Progress
@@ -124,6 +124,16 @@ def after_move(their: dict) -> dict:
 
 
 @njit(cache=True)
+def _numbers(base, codes):
+    """The entries of codes (games/checkers.py's)."""
+    out = np.empty(len(codes), dtype=np.int64)
+    for i in range(len(codes)):
+        me, opp, kings = unpack(codes[i])
+        out[i] = retrograde.index_of(base, me, opp, kings)
+    return out
+
+
+@njit(cache=True)
 def _inconsistent(values, base, slices, numbers):
     """How many of the entries `numbers` disagree with what their moves and the values of
     the positions they lead to give (slices: rows mm, mk, om, ok, first entry, in the
@@ -195,9 +205,12 @@ class OutcomeTable:
             raise OutcomeTableError(f"{self.path}: values are not laid out over the slices "
                                     f"of {self.game.describe()}: solve again")
 
+    @property
+    def layers(self) -> list:
+        return self.game.solved_layers()
+
     def numbers(self, codes) -> np.ndarray:
-        return np.array([retrograde.index_of(self.base, *unpack(np.int64(code)))
-                         for code in codes], dtype=np.int64)
+        return _numbers(self.base, np.asarray(codes, dtype=np.int64))
 
     def values(self, codes) -> np.ndarray:
         """float64 (n,): the side to move's score with best play (scores)."""
@@ -230,6 +243,26 @@ class OutcomeTable:
         """float32 (n, M): each legal move's score to the mover, 0 in unused slots."""
         worths = self._worths(counts, next_codes, infos)
         return np.where(np.isfinite(worths), worths, 0.0).astype(np.float32)
+
+    def move_outcomes(self, counts, next_codes, infos) -> tuple[np.ndarray, np.ndarray]:
+        """(result, plies) to the mover of each move of decisions in decision form: 0 a
+        loss, 1 a draw, 2 a win, and the plies to the end (-1 for a draw; both -1 in
+        unused slots)."""
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        over = live & ((infos & OVER) != 0)
+        going = live & ~over
+        raw = np.zeros(next_codes.shape, dtype=np.int64)
+        raw[going] = self.table[self.numbers(next_codes[going])]   # the other side's
+        result = np.where(raw == retrograde.DRAW, 1, np.where(raw % 2 == 0, 0, 2))
+        plies = np.where(raw == retrograde.DRAW, -1, raw)          # theirs + 1: ours
+        return (np.where(over, 2, np.where(live, result, -1)),
+                np.where(over, 1, np.where(live, plies, -1)))
+
+    def self_play(self, seed: int, first_game: int, n: int, explore: float,
+                  alternatives: bool, capacity: int):
+        raise OutcomeTableError(f"{self.path}: an outcome table plays no games of its own "
+                                "(a drawn endgame never ends): draw its positions uniformly "
+                                "(tabula datagen --games 0 --uniform M)")
 
     def verify(self, sample: int | None = None, seed: int | None = None) -> dict:
         """The values' SHA-256 against the file's, the schema's fields, and `sample`

@@ -28,6 +28,10 @@ def add_parser(sub):
     add_game_arguments(r)
     add_table_argument(r, required=True)
     r.add_argument("--player", required=True, help=PLAYER_HELP)
+    r.add_argument("--positions", type=int, default=20_000, metavar="N",
+                   help="games that may be drawn (checkers): the player's decisions at N "
+                        "positions drawn uniformly from the table's layers, scored by the "
+                        "results they throw away (default 20000); --games is not used")
     r.add_argument("--cubeless", action="store_true",
                    help="races (bearoff): checker play without the doubling cube, from the "
                         "game's start, judged by the table's cubeless winning chances, so "
@@ -126,6 +130,8 @@ def run_regret(args):
     from tabula.eval.players import make_player
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
+    if game.capabilities.draws:
+        return _outcome_regret(args, game, table)
     if game.cube is not None and not args.cubeless:
         return _race_regret(args, game, table)
     if args.cubeless and game.cube is None:
@@ -142,6 +148,18 @@ def run_regret(args):
           f"{result['loss_per_game_points']:.3f} points (95%: {low:.3f} .. {high:.3f}); "
           f"worst {result['worst_loss_points']:.2f} points; won "
           f"{result['win_rate_vs_perfect']:.1%} against perfect play")
+    return 0
+
+
+def _outcome_regret(args, game, table):
+    """Games that may be drawn: the results a player's decisions throw away."""
+    from tabula.eval.outcomes import thrown_results, thrown_text
+    from tabula.eval.players import make_player
+    if not 1 <= args.positions <= 10**8:
+        raise UsageError(f"--positions must lie between 1 and 100000000, not {args.positions}")
+    result = thrown_results(table, make_player(args.player, game, table), args.positions,
+                            args.seed, quiet=args.quiet)
+    print(json.dumps(result) if args.json else thrown_text(result))
     return 0
 
 
