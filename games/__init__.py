@@ -13,6 +13,7 @@ from . import backgammon, bearoff, checkers, einstein, senet, ur
 from .game import Game, Parameter, PositionError, Race
 
 GAMES = {}
+PER_SIDE = "pieces a side"   # what `pieces` counts, unless a module's PIECES_MEAN says
 
 
 def register(module):
@@ -56,7 +57,8 @@ def parameters(name: str) -> tuple[Parameter, ...]:
     return (Parameter(name, "rules", str, module.RULES, "rule set",
                       choices=tuple(rule_sets(name)), flags=names("rules")),
             Parameter(name, "pieces", int, module.DEFAULT_PIECES,
-                      getattr(module, "PIECES_MEAN", "pieces a side"), least=1,
+                      getattr(module, "PIECES_MEAN", PER_SIDE),
+                      least=getattr(module, "MIN_PIECES", 1),
                       most=module.MAX_PIECES, flags=names("pieces")))
 
 
@@ -103,7 +105,8 @@ def pieces_help(default_of=None) -> str:
         default = default_of(name, first)
         named = [f"{rules} rules: {pieces}" for rules, pieces in
                  ((rules, default_of(name, rules)) for rules in others) if pieces != default]
-        return (f"{name} {pieces.least}..{pieces.most}, default {default}"
+        in_all = "" if pieces.help == PER_SIDE else " in all"
+        return (f"{name} {pieces.least}..{pieces.most}{in_all}, default {default}"
                 + (f" ({', '.join(named)})" if named else ""))
     return "; ".join(line(name) for name in sorted(GAMES))
 

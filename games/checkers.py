@@ -30,8 +30,9 @@ from tabula.games.heuristic import logistic
 
 NAME = "checkers"
 RULES = "american"
-MAX_PIECES = 8        # pieces on the board in all (the code holds 16; the databases
-DEFAULT_PIECES = 4    # are solved up to 5 or 6 here)
+MIN_PIECES = 2        # pieces on the board in all (the code holds 16; the databases
+MAX_PIECES = 8        # are solved up to 5 or 6 here)
+DEFAULT_PIECES = 4
 PIECES_MEAN = "pieces on the board in all"
 SIDES = ("black", "white")
 KING_VALUE = 1.5      # heuristic: a king is worth this many men
@@ -346,8 +347,9 @@ def features(codes):
 def make(pieces: int | None = None) -> Game:
     """Endgames with at most `pieces` pieces on the board in all (2..MAX_PIECES)."""
     pieces = DEFAULT_PIECES if pieces is None else pieces
-    if not 2 <= pieces <= MAX_PIECES:
-        raise PositionError(f"checkers takes 2..{MAX_PIECES} pieces on the board, not {pieces}")
+    if not MIN_PIECES <= pieces <= MAX_PIECES:
+        raise PositionError(f"checkers takes {MIN_PIECES}..{MAX_PIECES} pieces on the board, "
+                            f"not {pieces}")
     return Game(name=NAME, rules=RULES, pieces=pieces,
                 throws=np.zeros(1, dtype=np.int64), probs=np.ones(1), max_moves=MAX_MOVES,
                 layers=tuple((a, b) for a in range(1, pieces) for b in range(1, pieces + 1 - a)),

@@ -74,7 +74,8 @@ def add_game_arguments(parser, default_of=None):
               if default_of is not None and default_of(name, None) != get_game(name).pieces]
     parser.add_argument("--pieces", *(f"--{f.name}" for f in names), type=int, default=None,
                         dest="pieces", help=f"pieces ({', '.join(f.name for f in names)}) a "
-                                            f"side ({pieces_help(default_of)})" + (
+                                            f"side, or on the board in all where said "
+                                            f"({pieces_help(default_of)})" + (
                             f"; the defaults are the pieces a shipped network plays, where "
                             f"the other commands default to the rule set's own "
                             f"({', '.join(differ)})" if differ else ""))

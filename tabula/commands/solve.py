@@ -12,7 +12,10 @@ def add_parser(sub):
     p = sub.add_parser(
         "solve", help="solve a game exactly into an HDF5 table",
         description="Compute, for every position, the probability that the player about "
-                    "to throw wins under perfect play (layered value iteration). Finished "
+                    "to throw wins under perfect play (layered value iteration); for games "
+                    "without dice that may be drawn (checkers endgames: every position "
+                    "with at most --pieces pieces), whether the side to move wins, loses "
+                    "or draws and in how many plies (retrograde analysis). Finished "
                     "layers are checkpointed beside the output (OUT.partial/); running the "
                     "same command again resumes there. The table appears under its name "
                     "only when complete.")
