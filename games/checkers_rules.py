@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from tabula.games.combinatorics import (BINOM, colex_rank, colex_unrank, deposit_bits,
-                                        extract_bits, popcount)
+                                        extract_bits, lowest_bit_index, popcount)
 
 SQUARES = 32
 FULL = (1 << SQUARES) - 1
@@ -104,9 +104,7 @@ def _captures(me, opp, kings, out, work):
     path = work[4]      # the landings
     pieces = me
     while pieces:
-        origin = 0
-        while not (pieces >> origin) & 1:
-            origin += 1
+        origin = first_square(pieces)
         pieces &= pieces - 1
         king = (kings >> origin) & 1
         others = me & ~(1 << origin)
@@ -171,9 +169,7 @@ def legal_moves(me, opp, kings, out, work):
     empty = FULL & ~(me | opp)
     pieces = me
     while pieces:
-        origin = 0
-        while not (pieces >> origin) & 1:
-            origin += 1
+        origin = first_square(pieces)
         pieces &= pieces - 1
         king = (kings >> origin) & 1
         for d in range(4 if king else 2):
@@ -186,38 +182,39 @@ def legal_moves(me, opp, kings, out, work):
 
 
 @njit(cache=True)
-def can_capture(me, opp, kings):
-    """Whether the mover has a capture (then it must capture)."""
+def first_square(mask):
+    """The bit of the lowest square in `mask` (not empty)."""
+    return lowest_bit_index(mask & -mask)
+
+
+@njit(cache=True)
+def _can(me, opp, kings, jump):
+    """Whether a piece of the mover can capture (jump), or else step."""
     empty = FULL & ~(me | opp)
     pieces = me
     while pieces:
-        origin = 0
-        while not (pieces >> origin) & 1:
-            origin += 1
+        origin = first_square(pieces)
         pieces &= pieces - 1
         for d in range(4 if (kings >> origin) & 1 else 2):
-            over = NEIGHBOUR[origin, d]
-            land = JUMP[origin, d]
-            if land >= 0 and (opp >> over) & 1 and (empty >> land) & 1:
+            if jump:
+                land = JUMP[origin, d]
+                if land >= 0 and (opp >> NEIGHBOUR[origin, d]) & 1 and (empty >> land) & 1:
+                    return True
+            elif NEIGHBOUR[origin, d] >= 0 and (empty >> NEIGHBOUR[origin, d]) & 1:
                 return True
     return False
 
 
 @njit(cache=True)
+def can_capture(me, opp, kings):
+    """Whether the mover has a capture (then it must capture)."""
+    return _can(me, opp, kings, True)
+
+
+@njit(cache=True)
 def can_move(me, opp, kings):
     """Whether the mover has a legal move (a side without one has lost)."""
-    empty = FULL & ~(me | opp)
-    pieces = me
-    while pieces:
-        origin = 0
-        while not (pieces >> origin) & 1:
-            origin += 1
-        pieces &= pieces - 1
-        for d in range(4 if (kings >> origin) & 1 else 2):
-            to = NEIGHBOUR[origin, d]
-            if to >= 0 and (empty >> to) & 1:
-                return True
-    return can_capture(me, opp, kings)
+    return _can(me, opp, kings, False) or _can(me, opp, kings, True)
 
 
 # ---- the dense index of positions with mm men and mk kings of the mover and om men

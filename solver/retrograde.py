@@ -29,8 +29,8 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.games.checkers_rules import (MAX_MOVES, MAX_CHAIN, NEIGHBOUR, can_capture,
-                                         legal_moves, other_view, slice_rank, slice_size,
-                                         slice_unrank)
+                                         first_square, legal_moves, other_view, slice_rank,
+                                         slice_size, slice_unrank)
 from tabula.games.combinatorics import popcount
 
 SIDE = 13                  # slice ids: ((mm * SIDE + mk) * SIDE + om) * SIDE + ok
@@ -161,9 +161,7 @@ def _predecessors(me, opp, kings, out):
     empty = ~(me | opp) & 0xFFFFFFFF
     pieces = opp
     while pieces:
-        at = 0
-        while not (pieces >> at) & 1:
-            at += 1
+        at = first_square(pieces)
         pieces &= pieces - 1
         king = (kings >> at) & 1
         for d in range(4 if king else 2):   # its men came from the row above (0, 1)

@@ -15,6 +15,7 @@ from tabula.games.game import OVER, PositionError
 from tabula.runtime.sampling import random_play_positions, uniform_positions
 from tabula.solver.retrograde import index_of, solve_database
 from tests.reference import checkers_rules as reference
+from tests.test_cli_moves import run_cli
 
 
 def position(black_men=(), white_men=(), black_kings=(), white_kings=(), turn="black"):
@@ -119,16 +120,6 @@ def test_two_piece_databases_equal_brute_force():
 @pytest.mark.slow
 def test_three_piece_databases_equal_brute_force():
     check_databases_equal_brute_force(3)
-
-
-def run_cli(capsys, *argv):
-    from tabula.cli import main
-    try:
-        status = main(list(argv))
-    except SystemExit as stop:  # argparse
-        status = stop.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 TWO_KINGS = json.dumps({"turn": "white", "black": {"men": [], "kings": [1]},
