@@ -10,8 +10,9 @@ File layout (HDF5):
   values  uint16, one entry a position seen by the side to move, slice by slice, by
           checkers_rules.slice_rank: the plies to the end + 1 (odd: the side to move
           loses, even: it wins), 0 for a draw; attrs: crc32
-A solve keeps each finished unit in OUT.partial/ (unit-K.npy) and starts from them when
-run again.
+A solve keeps each finished unit in OUT.partial/ (unit-K.npy, and the seconds it took in
+unit-K.seconds) and starts from them when run again; solve_seconds adds up the units'
+own time over every run.
 """
 import json
 import os
@@ -61,15 +62,21 @@ def solve_outcomes(game, out, threads=None, quiet=False) -> dict:
     sizes = [sum(retrograde.slice_size(*s) for s in unit) for unit in units]
     progress = Progress(f"solve {game.describe()}", sum(sizes), "positions", quiet)
     done = 0
+    unit_seconds = 0.0   # the units' own solving time, in this run or the ones before
     for k, (unit, size) in enumerate(zip(units, sizes)):
         first = int(base[retrograde.slice_id(*unit[0])])
-        saved = partial / f"unit-{k}.npy"
-        if saved.is_file():
+        saved, timed = partial / f"unit-{k}.npy", partial / f"unit-{k}.seconds"
+        if saved.is_file() and timed.is_file():
             values[first:first + size] = np.load(saved)
+            unit_seconds += float(timed.read_text())
         else:
+            began = time.time()
             retrograde.solve_unit(values, base, unit)
+            took = time.time() - began
             np.save(partial / f"unit-{k}.tmp.npy", values[first:first + size])
             os.replace(partial / f"unit-{k}.tmp.npy", saved)
+            timed.write_text(repr(took))
+            unit_seconds += took
         done += size
         progress.update(done, note=f"slice {unit[0]}")
     seconds = time.time() - started
@@ -82,17 +89,21 @@ def solve_outcomes(game, out, threads=None, quiet=False) -> dict:
         f.attrs.update({**meta, "machine": json.dumps(meta["machine"]),
                         "values": json.dumps(list(OutcomeTable.value_names)),
                         "slices": json.dumps(slices), "sha256": arrays_sha256([values]),
-                        "solve_seconds": seconds, **figures})
+                        "solve_seconds": unit_seconds, **figures})
         f.create_dataset("values", data=values).attrs["crc32"] = crc32(values)
     os.replace(written, out)
     shutil.rmtree(partial)
     return {"game": game.name, "rules": game.rules, "pieces": game.pieces,
             "units": len(units), **figures, "wall_seconds": seconds,
+            "solve_seconds": unit_seconds,
             "peak_memory_bytes": peak_memory_bytes(), "out": str(out)}
 
 
 def _figures(values) -> dict:
-    counts = np.bincount(values)
+    counts = np.zeros(1 << 16, dtype=np.int64)   # counted a block at a time: bincount
+    for first in range(0, len(values), 1 << 24):  # takes its input as 8-byte numbers
+        counts += np.bincount(values[first:first + (1 << 24)], minlength=1 << 16)
+    counts = np.trim_zeros(counts, "b")
     return {"positions": int(len(values)), "draws": int(counts[0]),
             "wins": int(counts[2::2].sum()), "losses": int(counts[1::2].sum()),
             "longest": int(len(counts) - 2) if len(counts) > 1 else 0}

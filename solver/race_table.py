@@ -91,7 +91,7 @@ def crc32(values) -> int:
 def arrays_sha256(arrays) -> str:
     digest = hashlib.sha256()
     for array in arrays:
-        digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(np.ascontiguousarray(array))   # its bytes, without a copy
     return digest.hexdigest()
 
 
