@@ -104,11 +104,12 @@ def check_databases_equal_brute_force(pieces):
     assert len(solved) == 2 * len(values)
     for (board, side), depth in solved.items():
         assert solved[colour_reversed((board, side))] == depth
-        code = np.int64(from_json({"turn": side, **{
-            colour: {"men": [s for s, c, k in board if c == colour and not k],
-                     "kings": [s for s, c, k in board if c == colour and k]}
-            for colour in (reference.BLACK, reference.WHITE)}}, pieces))
-        assert values[index_of(base, *unpack(code))] == (0 if depth is None else depth + 1)
+        me = opp = kings = 0   # the position seen by the side to move, as Black
+        for square, colour, king in board:
+            bit = 1 << (square - 1 if side == reference.BLACK else 32 - square)
+            me, opp = (me | bit, opp) if colour == side else (me, opp | bit)
+            kings |= bit if king else 0
+        assert values[index_of(base, me, opp, kings)] == (0 if depth is None else depth + 1)
     return values
 
 
@@ -231,7 +232,7 @@ def test_moves_equal_imparaai_checkers():
 
 @pytest.mark.slow
 def test_moves_equal_imparaai_checkers_on_many_positions():
-    assert check_moves_equal_imparaai(5_000, seed=12) > 20
+    assert check_moves_equal_imparaai(2_000, seed=12) > 10
 
 
 def test_two_people_play_in_the_terminal_each_side_naming_the_rules_squares(monkeypatch,
