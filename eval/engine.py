@@ -56,9 +56,18 @@ def _work(turns, finished) -> tuple[int, float | None]:
     return done, float(lengths.sum() + np.maximum(running + spread, lengths.mean()).sum())
 
 
+def _count_quiet_moves(rule, before, after, over, quiet, active, ended):
+    """Count each going game's moves in a row that changed nothing for good, and end
+    those that reach the draw rule's count (Game.draw_rule)."""
+    for i in np.flatnonzero(~over):
+        g = active[i]
+        quiet[g] = 0 if rule.irreversible(before[i], after[i]) else quiet[g] + 1
+        ended[g] = quiet[g] >= rule.plies
+
+
 @dataclass
 class Played:
-    winners: np.ndarray          # slot (0 or 1) that won each game
+    winners: np.ndarray          # slot (0 or 1) that won each game, -1 where it was drawn
     decisions: np.ndarray        # (games, 2): decisions with >= 2 moves, per slot
     moves_made: np.ndarray       # (games, 2): every move made (one legal move included)
     loss_game: np.ndarray        # per recorded decision: its game
@@ -67,6 +76,10 @@ class Played:
     seconds: float
     points: np.ndarray           # what each game's winner scored without the cube: 1, or
                                  # 2 for a gammon and 3 for a backgammon (Game.win_size)
+
+    def scores(self, slot: int) -> np.ndarray:
+        """What `slot` scored in each game: 1 a win, 1/2 a draw (Game.draw_rule), 0 a loss."""
+        return np.where(self.winners == slot, 1.0, np.where(self.winners < 0, 0.5, 0.0))
 
     def game_losses(self, slot: int) -> np.ndarray:
         """Winning chance that `slot` gave away in each game (0 where not judged)."""
@@ -94,6 +107,8 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     owner = np.asarray(first, dtype=np.int64).copy()
     turns = np.zeros(n, dtype=np.int64)
     winners = np.full(n, -1, dtype=np.int64)
+    ended = np.zeros(n, dtype=bool)       # won, or drawn by the game's draw rule
+    quiet = np.zeros(n, dtype=np.int64)   # moves in a row that changed nothing for good
     points = np.ones(n, dtype=np.int64)
     decisions = np.zeros((n, 2), dtype=np.int64)
     moves_made = np.zeros((n, 2), dtype=np.int64)
@@ -127,12 +142,16 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
         codes[active], passes, over = advance_many(game.mirror, before, counts,
                                                    next_codes, infos, chosen)
         winners[active[over]] = owner[active[over]]
+        ended[active[over]] = True
         if game.capabilities.has_gammons:
             points[active[over]] = [game.win_size(code) for code in before[over]]
+        if game.draw_rule is not None:
+            _count_quiet_moves(game.draw_rule, before, codes[active], over, quiet, active,
+                               ended)
         owner[active[passes]] ^= 1
-        active = active[winners[active] < 0]
+        active = active[~ended[active]]
         if progress is not None:
-            progress(*_work(turns, winners >= 0))
+            progress(*_work(turns, ended))
     cat = [np.concatenate(x) if x else np.empty(0) for x in losses]
     return Played(winners, decisions, moves_made, cat[0].astype(np.int64),
                   cat[1].astype(np.int64), cat[2], time.time() - started, points)

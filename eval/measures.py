@@ -66,8 +66,9 @@ def regret(table, player, games: int, seed: int, quiet=True) -> Regret:
 
 def match(a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     """Duplicate pairs: in pair k, game 2k has A throw first and game 2k+1 has B throw
-    first, both with pair k's throws. A's score is its share of the games won, with
-    a 95% interval from the spread of the pair scores. In a game with gammons, also
+    first, both with pair k's throws. A's score is its share of the games won (a draw by
+    the game's draw rule counting half), with a 95% interval from the spread of the pair
+    scores. In a game with gammons, also
     A's points a game without the cube (a gammon 2, a backgammon 3; B's wins count
     against), with their interval. With a table of a game without them, also A's
     luck-adjusted score (see `luck_adjusted`), with its own interval."""
@@ -78,7 +79,7 @@ def match(a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
     played = play(game, [a, b], first, np.repeat(np.arange(pairs), 2), seed, table=table,
                   judged=(0, 1) if judging else (), progress=progress.update)
     progress.done()
-    pair_scores = (played.winners == 0).reshape(pairs, 2).mean(axis=1)
+    pair_scores = played.scores(0).reshape(pairs, 2).mean(axis=1)
     score, low, high = interval95(pair_scores)
     points, points_ci = None, [None, None]
     if game.capabilities.has_gammons:
@@ -95,6 +96,7 @@ def match(a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
             "gammons": int((played.points == 2).sum()) if points is not None else None,
             "backgammons": int((played.points == 3).sum()) if points is not None else None,
             "games_won_a": int((played.winners == 0).sum()),
+            "games_drawn": int((played.winners < 0).sum()),
             "games": 2 * pairs, "seconds": played.seconds,
             "model_sha256": {"a": a.model_sha256, "b": b.model_sha256}}
 

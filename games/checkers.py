@@ -24,8 +24,9 @@ from tabula.games.checkers_rules import (MAX_MOVES, MAX_CHAIN, ROW0, ROW7, can_m
                                          slice_size, slice_unrank)
 from tabula.games.combinatorics import popcount
 from tabula.games.features import concat
-from tabula.games.game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, Encoding, Game,
-                               PositionError, Presentation, check_json_object, whole_numbers)
+from tabula.games.game import (LAYER_STRIDE, OVER, RULES_DOCS, Capabilities, DrawRule, Encoding,
+                               Game, PositionError, Presentation, check_json_object,
+                               whole_numbers)
 from tabula.games.heuristic import logistic
 
 NAME = "checkers"
@@ -174,6 +175,17 @@ def heuristic(code):
     score = (popcount(me & ~kings) + KING_VALUE * popcount(me & kings)
              - popcount(opp & ~kings) - KING_VALUE * popcount(opp & kings))
     return logistic(MATERIAL_SCALE * score)
+
+
+DRAW_PLIES = 80   # in play, a game is drawn after each side's 40 moves without a capture
+                 # or a man's step (the American Checker Federation's 40-move rule)
+
+
+def irreversible(code: int, next_code: int) -> bool:
+    """Whether a move can never be undone: it took a piece, or a man stepped (or was
+    crowned), which changes the men's progress (the same seen from either side)."""
+    return popcount(np.int64(code) & 0xFFFFFFFF) != popcount(np.int64(next_code) & 0xFFFFFFFF) \
+        or progress(np.int64(code)) != progress(np.int64(next_code))
 
 
 def successor_layers(a: int, b: int) -> tuple:
@@ -359,6 +371,7 @@ def make(pieces: int | None = None) -> Game:
                 successor_layers=successor_layers,
                 capabilities=Capabilities(removes_for_good=True, pieces_in_all=True,
                                           draws=True),
+                draw_rule=DrawRule(DRAW_PLIES, irreversible),
                 encoding=Encoding(features, 4 * 32),
                 presentation=Presentation(
                     sides=SIDES, square_names={bit: str(bit + 1) for bit in range(32)},

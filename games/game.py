@@ -335,6 +335,16 @@ class Setup:
 
 
 @dataclass(frozen=True)
+class DrawRule:
+    """How a game that may go on forever ends in play (checkers: each side's 40 moves
+    without a capture or a man's step): drawn after `plies` moves in a row that
+    `irreversible` does not mark. The databases know no such rule: a drawn position
+    is one from which neither side can force a win."""
+    plies: int
+    irreversible: Callable     # (code, next code) -> whether the move can never be undone
+
+
+@dataclass(frozen=True)
 class Encoding:
     """How a network sees a position: features(codes) -> float32 (n, n_features), of a
     torch int64 batch of codes (games/features.py)."""
@@ -445,6 +455,8 @@ class Game:
     gnubg_board: Callable | None = None   # code -> GNU Backgammon's board of it (the other
                                   # side's 25 counts, then the player on roll's), for a
                                   # game gnubg's evaluator plays (eval/gnubg_player.py)
+    draw_rule: DrawRule | None = None   # how a game that may go on forever ends drawn in
+                                  # play (games/state.py, eval/engine.py)
     code_dtype: np.dtype = np.dtype(np.int64)   # codes' type: int64, or complex128 for a
                                   # game whose positions need more than 64 bits (two
                                   # whole numbers below 2^53 as one value: see the top)

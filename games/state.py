@@ -10,7 +10,9 @@ Phases, and the actions of each:
          first: Action(DOUBLE)
   TAKE   the other side answers `seat`'s double: Action(TAKE) or Action(PASS)
   MOVE   `seat` plays one of the throw's legal moves: Action(MOVE, its index)
-  OVER   the game is over: `winner`, and with the cube the `points` won
+  OVER   the game is over: `winner`, and with the cube the `points` won; or drawn
+         (`winner` None) by the game's draw rule (Game.draw_rule: so many moves in a row
+         that change nothing for good, counted in `quiet`)
 
 A throw without a legal move passes the turn at once (the next state is the other
 side's THROW); a move goes through games/loop.advance, the compiled loops' step. The
@@ -49,8 +51,9 @@ class State:
     next_codes: np.ndarray | None = None   # in MOVE: the legal moves' results, and their
     infos: np.ndarray | None = None        # packed infos (Game.moves)
     arranged: tuple = ()             # in SETUP: the arrangements chosen so far
-    winner: int | None = None
+    winner: int | None = None        # in OVER: the winning seat, None for a draw
     points: int | None = None        # with the cube: what the winner won
+    quiet: int = 0                   # moves in a row that changed nothing for good
 
     @property
     def deciding(self) -> int:
@@ -125,6 +128,12 @@ def step(game, state: State, action: Action) -> State:
             return replace(moved, phase=OVER, seat=1 - state.seat, winner=state.seat,
                            points=None if rules is None
                            else rules.points(state.cube, game.win_size(state.code)))
-        return replace(moved, seat=1 - state.seat) if passes else moved
+        moved = replace(moved, seat=1 - state.seat) if passes else moved
+        draw = game.draw_rule
+        if draw is None:
+            return moved
+        chosen = state.next_codes[action.value]
+        quiet = 0 if draw.irreversible(state.code, chosen) else state.quiet + 1
+        return replace(moved, quiet=quiet, phase=OVER if quiet >= draw.plies else THROW)
     said = kind if action.value is None else f"{kind} {action.value}"
     raise PositionError(f"{said} is no legal action in the {state.phase} phase")

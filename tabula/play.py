@@ -67,9 +67,9 @@ def opening(session) -> str:
 
 
 def play_game(session, console: Console) -> int | None:
-    """Play one game; returns the winning seat, or None when the players quit. With the
-    doubling cube, a person who may double is asked before each throw, and one facing a
-    double to take or pass."""
+    """Play one game; returns the winning seat, or None for a draw or when the players
+    quit. With the doubling cube, a person who may double is asked before each throw, and
+    one facing a double to take or pass."""
     console.say(opening(session))
     while not session.over:
         if session.phase == "take":

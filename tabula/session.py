@@ -28,6 +28,7 @@ from tabula.games.cube import UNAVAILABLE
 from tabula.games.game import OVER, move_dicts, move_worths
 from tabula.games.state import (ACCEPT, ARRANGE, DOUBLE, MOVE, PASS, PLAY, ROLL, SETUP,
                                 TAKE, Action, State, begin, may_double, step)
+from tabula.games.state import OVER as ENDED
 from tabula.infra.errors import TabulaError
 from tabula.runtime.sampling import random_play_positions
 from tabula.solver.setups import setup_game
@@ -324,7 +325,12 @@ class Session:
 
     @property
     def over(self) -> bool:
-        return self.now.winner is not None
+        return self.now.phase == ENDED
+
+    @property
+    def drawn(self) -> bool:
+        """Whether the game ended drawn, by its draw rule (Game.draw_rule)."""
+        return self.over and self.now.winner is None
 
     def side(self, seat: int) -> str:
         return self.game.presentation.sides[seat]
@@ -484,7 +490,11 @@ class Session:
             self.winning_piece = {"cell": moved["to_cell"], "seat": mover,
                                   "label": (before.get("labels") or {}).get(moved["from_cell"])}
         moved["sent"] = self._sent(1 - mover, before, self.board())
-        if self.over:
+        if self.drawn:
+            plies = self.game.draw_rule.plies
+            events.append(self._event("draw", f"a draw: {plies // 2} moves each without a "
+                                              "move that changes anything for good"))
+        elif self.over:
             events.append(self._win_event())
         return events
 
@@ -673,7 +683,7 @@ class Session:
         chances = [float(v if f["seat"] == seat else 1.0 - v)
                    for v, f in zip(values, self.frames)]
         if self.over:
-            chances.append(1.0 if self.winner == seat else 0.0)
+            chances.append(0.5 if self.drawn else 1.0 if self.winner == seat else 0.0)
         scale, digits, unit = self.loss_scale
         review = {"side": self.side(seat), "seat": seat, "exact": self.judge.exact,
                   "source": self.judge.source, "decisions": len(mine),

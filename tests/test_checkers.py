@@ -269,3 +269,36 @@ def test_perfect_play_wins_as_fast_as_the_table_says(tmp_path):
             break
         code = codes[chosen]
     assert plies % 2 == 1 and infos[chosen] & OVER and plies <= promised
+
+
+def test_a_game_is_drawn_after_forty_moves_each_that_change_nothing_for_good():
+    """Kings walking to and fro: the state machine ends the game drawn at the 80th such
+    ply, not before; a capture or a man's step starts the count again. Matches count a
+    draw half a game."""
+    from tabula.eval.measures import match
+    from tabula.eval.players import make_player
+    from tabula.games.state import MOVE, OVER, PLAY, ROLL, THROW, Action, State, step
+    game = get_game("checkers", 4)
+    kings = position(black_kings=[1], white_kings=[32])
+    assert not game.draw_rule.irreversible(kings, game.move_arrays(kings, 0)[0][0])
+    now = State(THROW, code=kings)
+    for ply in range(1, 81):
+        now = step(game, now, Action(ROLL, 0))
+        assert now.phase == MOVE
+        now = step(game, now, Action(PLAY, 0))
+        assert (now.phase == OVER) == (ply == 80) and now.winner is None
+    man = position(black_men=[9], white_kings=[32])
+    assert game.draw_rule.irreversible(man, game.move_arrays(man, 0)[0][0])
+    result = match(make_player("heuristic", game), make_player("heuristic", game), 4, seed=1)
+    assert result["games_drawn"] + result["games_won_a"] <= result["games"]
+    assert result["score_a"] == pytest.approx(
+        (result["games_won_a"] + result["games_drawn"] / 2) / result["games"])
+
+
+def test_the_terminal_game_says_a_draw(monkeypatch, capsys):
+    import io
+
+    from tabula.cli import main
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 200))
+    assert main(["play", "checkers", "--pieces", "2", "--hotseat"]) == 0
+    assert "a draw: 40 moves each" in capsys.readouterr().out

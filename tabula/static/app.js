@@ -488,7 +488,10 @@ function show(data) {
   const won = s.points ? `${s.points} point${s.points === 1 ? "" : "s"}` : "the game";
   const choose = s.moves.length && s.moves[0].orders ? "tap a ringed checker, or choose a move below" :
     current.layout.moves === "listed" ? "choose a move below" : "choose a ringed piece";
-  if (s.phase === "over") {
+  if (s.phase === "over" && s.winner === null) {   // drawn by the game's draw rule
+    $("status").textContent = "A draw.";
+    if (data.review) showReview(data.review, data.replay);
+  } else if (s.phase === "over") {
     $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
       `You win ${won} (${s.sides[s.winner]}).` : `The computer wins ${won} (${s.sides[s.winner]}).`) :
       `${s.sides[s.winner]} wins ${won}.`;
