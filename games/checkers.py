@@ -274,7 +274,7 @@ def _layout() -> dict:
         row, col = row_col(square)
         cells.append({"id": f"s{square}", "row": row, "col": col, "label": str(square),
                       "mark": "", "title": ""})
-    return {"rows": 8, "cols": 8, "pools": ["off"], "colours": ["#212121", "#c62828"],
+    return {"rows": 8, "cols": 8, "pools": [], "colours": ["#212121", "#c62828"],
             "dice": {"name": "none", "count": 0, "faces": 0, "marked": {"0": 0}},
             "moves": "listed", "cells": cells}
 

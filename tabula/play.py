@@ -89,7 +89,8 @@ def play_game(session, console: Console) -> int | None:
             if answer == "d":
                 _say(console, session.double())
                 continue
-        _say(console, session.roll())   # a throw by its number, as the review names it
+        if session.throw is None:   # (a game without dice has its moves at once)
+            _say(console, session.roll())   # a throw by its number, as the review names it
         if session.throw is None:
             continue
         choice = _ask_move(session, console) if len(session.moves) > 1 else 0

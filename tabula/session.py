@@ -27,7 +27,7 @@ from tabula.games import get_game, rule_sets
 from tabula.games.cube import UNAVAILABLE
 from tabula.games.game import OVER, move_dicts, move_worths
 from tabula.games.state import (ACCEPT, ARRANGE, DOUBLE, MOVE, PASS, PLAY, ROLL, SETUP,
-                                TAKE, Action, State, begin, may_double, step)
+                                TAKE, THROW, Action, State, begin, may_double, step)
 from tabula.games.state import OVER as ENDED
 from tabula.infra.errors import TabulaError
 from tabula.runtime.sampling import random_play_positions
@@ -293,6 +293,7 @@ class Session:
                     drawn[seat] = self.rng.choice(len(arrangements), p=self.mixes[seat])
                 chosen = self.setups.get(seat, arrangements[drawn[seat]])
                 self.now = step(self.game, self.now, Action(ARRANGE, chosen))
+        self._throw_without_dice()
 
     # where the game stands, as the state says it
     code = property(lambda self: self.now.code)
@@ -442,9 +443,9 @@ class Session:
                             "throw": throw, "played": None})
         if self.cube is not None:
             self.frames[-1]["cube"], self.cube_said = self.cube_said, None
-        events = [self._event("throw", f"{self.says(seat, 'throws', 'throw')} "
-                                       f"{self.throw_text(throw)}", throw=throw,
-                              number=self.turn)]
+        said = f"{self.says(seat, 'throws', 'throw')} {self.throw_text(throw)}" \
+            if len(self.game.throws) > 1 else self.says(seat, "moves", "move")
+        events = [self._event("throw", said, throw=throw, number=self.turn)]
         self.now = step(self.game, self.now, Action(ROLL, throw))
         if self.phase != MOVE:
             events.append(self._event("pass", f"{self.says(seat, 'has', 'have')} no legal "
@@ -453,6 +454,13 @@ class Session:
         self.moves = [m | {"text": self._move_text(m)}
                       for m in move_dicts(self.now.next_codes, self.now.infos)]
         return events
+
+    def _throw_without_dice(self) -> list[dict]:
+        """In a game without dice (one throw: checkers) nobody throws: the turn's moves
+        are there at once (the throw's event says whose turn it is)."""
+        if len(self.game.throws) > 1 or self.cube is not None or self.phase != THROW:
+            return []
+        return self.roll()
 
     def play(self, index: int) -> list[dict]:
         """Make move `index` of the current throw's legal moves."""
@@ -496,7 +504,7 @@ class Session:
                                               "move that changes anything for good"))
         elif self.over:
             events.append(self._win_event())
-        return events
+        return events + self._throw_without_dice()
 
     @property
     def can_undo(self) -> bool:
@@ -560,7 +568,8 @@ class Session:
             if self.can_double and self.computer.doubles(self.code, self.cube_state()):
                 events += self.double()
                 continue
-            events += self.roll()
+            if self.throw is None:
+                events += self.roll()
             if self.throw is not None:
                 seconds = None if deadline is None else min(
                     limit, max(LEAST_MS / 1000, deadline - time.monotonic()))

@@ -302,3 +302,24 @@ def test_the_terminal_game_says_a_draw(monkeypatch, capsys):
     monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 200))
     assert main(["play", "checkers", "--pieces", "2", "--hotseat"]) == 0
     assert "a draw: 40 moves each" in capsys.readouterr().out
+
+
+def test_a_game_through_the_web_api_has_no_throws_and_ends():
+    """In the browser's API a person is never asked to throw (no dice): the moves are
+    there at once; the game ends, won or drawn."""
+    from starlette.testclient import TestClient
+
+    from tabula.web import create_app
+    client = TestClient(create_app(None), raise_server_exceptions=False)
+    data = client.post("/api/games", json={"game": "checkers", "pieces": 4,
+                                            "level": "apprentice", "seed": 2}).json()
+    assert data["layout"]["dice"]["count"] == 0 and len(data["layout"]["cells"]) == 32
+    key = data["id"]
+    for _ in range(300):
+        state = data["state"]
+        if state["phase"] == "over":
+            break
+        assert state["phase"] == "move" and state["moves"]
+        data = client.post(f"/api/games/{key}/move",
+                           json={"move": state["moves"][0]["index"]}).json()
+    assert data["state"]["phase"] == "over", "a game through the API did not end"

@@ -717,3 +717,27 @@ def test_hypergammon_on_a_backgammon_board_played_by_tapping_checkers(browser, s
         browser.save_screenshot(str(SHOTS / f"hypergammon-{size[0]}.png"))
     finally:
         browser.set_window_size(1100, 1400)
+
+
+def test_a_checkers_endgame_on_a_phone_and_a_desktop(browser, server):
+    """Checkers, a game without dice: the 32 dark squares of an 8 x 8 board, no throw
+    button, the moves listed in the players' notation and played by a tap, the board
+    following; on a phone nothing is wider than the screen."""
+    from selenium.webdriver.common.by import By
+    for size in ((390, 844), (1100, 1400)):
+        browser.set_window_size(*size)
+        start(browser, server, "checkers", 4, level="apprentice", seed=3)
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#board .cell")) == 32
+        assert not browser.find_element(By.ID, "throw").is_displayed()
+        assert browser.find_element(By.ID, "status").text.startswith("Your move (black)")
+        assert "4 pieces on the board in all" in browser.find_element(By.ID, "log").text
+        listed = [b.text for b in browser.find_elements(By.CSS_SELECTOR, "#moves button")]
+        assert listed == ["1-5", "1-6", "2-6", "2-7"]
+        log = len(browser.find_elements(By.CSS_SELECTOR, "#log li"))
+        browser.find_elements(By.CSS_SELECTOR, "#moves button")[1].click()
+        wait(browser, lambda: len(browser.find_elements(By.CSS_SELECTOR, "#log li")) > log + 1)
+        black = {p.find_element(By.XPATH, "..").get_attribute("id")
+                 for p in browser.find_elements(By.CSS_SELECTOR, "#board .piece.seat0")}
+        assert black == {"cell-s2", "cell-s6"}
+        assert browser.execute_script("return document.documentElement.scrollWidth") <= size[0]
+        browser.save_screenshot(str(SHOTS / f"checkers-{size[0]}.png"))

@@ -120,8 +120,10 @@ function enter(data, who) {
   lastThrow = null;
   $("rules-link-2").href = `/rules/${data.state.game}`;
   const played = games.find((g) => g.name === data.state.game);   // checkers, cubes, pieces
-  const word = played.parameters.find((p) => p.name === "pieces").flags[0] || "pieces";
-  addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} ${word} a side: ${who}.`);
+  const counted = played.parameters.find((p) => p.name === "pieces");
+  const word = counted.flags[0] || "pieces";   // "pieces a side", or as the game counts them
+  const per = counted.help === "pieces a side" ? `${word} a side` : counted.help.replace(/^pieces/, word);
+  addLog(`${data.state.game} (${data.state.rules} rules) with ${data.state.pieces} ${per}: ${who}.`);
   show(data);
 }
 
@@ -284,7 +286,10 @@ function throwText(value) {
 
 function showThrow(value) {
   const {layout} = current;
-  if (value === null || value === undefined) { $("dice").textContent = "\u00A0"; return; }
+  if (value === null || value === undefined || !layout.dice.count) {   // none, or no dice
+    $("dice").textContent = "\u00A0";
+    return;
+  }
   if (layout.dice.faces) {   // real dice: each die's face (a throw of two is high * 10 + low)
     const faces = String(value).split("").map((d) => String.fromCodePoint(0x2680 + Number(d) - 1));
     $("dice").textContent = `${faces.join(" ")} ${throwText(value)}`;
@@ -477,6 +482,7 @@ function show(data) {
   const s = current.state;
   const human = s.humans.includes(s.seat);
   $("throw").disabled = !(s.phase === "throw" && human);
+  $("throw").hidden = !current.layout.dice.count;   // a game without dice throws nothing
   const answering = s.phase === "take" && s.humans.includes(1 - s.seat);
   // a hint for a move, and with the cube for a double or its answer
   const cubeDecision = s.cube && (answering || (s.phase === "throw" && s.cube.can_double && human));
@@ -504,6 +510,9 @@ function show(data) {
   } else if (s.phase === "throw") {
     const or = s.cube && s.cube.can_double ? "double or throw" : "throw";
     $("status").textContent = hotseat() ? `${s.side} to ${or}.` : `Your turn (${s.side}): ${or}.`;
+  } else if (!current.layout.dice.count) {   // no dice: the moves are there at once
+    $("status").textContent = hotseat() ? `${s.side} to move: ${choose}.` :
+      `Your move (${s.side}): ${choose}.`;
   } else {
     $("status").textContent = hotseat() ? `${s.side} threw ${throwText(s.throw)}: ${choose}.` :
       `You threw ${throwText(s.throw)}: ${choose}.`;
