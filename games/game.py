@@ -482,6 +482,14 @@ class Game:
     def position_from_json(self, obj) -> int:
         return self.from_json(obj, self.pieces)
 
+    def position_in_play(self, obj) -> int:
+        """The code of a position people wrote (JSON), refused where the game is over."""
+        code = self.position_from_json(obj)
+        if 0 in layer_pair(self.layer_of(code)):
+            raise PositionError("the game is over in this position: a side has no piece in "
+                                "play (borne off every one)")
+        return code
+
     def check_throw(self, throw: int):
         if throw not in self.throws:
             raise PositionError(

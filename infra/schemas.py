@@ -186,6 +186,7 @@ class NewGameRequest(BaseModel):
     hotseat: bool = False
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
     setup: Name | None = None   # your arrangement, in a game whose sides set up ('312')
+    position: dict | None = None   # a position to start from, as the game writes one
 
 
 class MoveRequest(BaseModel):

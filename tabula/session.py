@@ -116,6 +116,8 @@ class Judge:
     names: tuple          # solver/values.py: ("win",), or a race's chances and equities
     exact: bool           # exact for every decision the game has
     source: str           # where the values come from, in words
+    outcomes: Callable | None = None   # (code, moves) -> each move's result to the mover
+                                       # and the plies to the end (a win/loss/draw table)
 
     def equities(self, codes) -> Equities:
         return Equities(self.values(codes), self.names)
@@ -138,7 +140,8 @@ def make_judge(game, table=None, model=None) -> Judge | None:
         if game.cube is not None and len(table.value_names) == 1:
             return Judge(table.values, table.value_names, False,
                          "the table's winning chances, the cube taken as dead (an estimate)")
-        return Judge(table.values, table.value_names, True, "exact, from the table")
+        return Judge(table.values, table.value_names, True, "exact, from the table",
+                     table.move_answers if game.capabilities.draws else None)
     if model is not None:
         return Judge(model.predict, model.value_names, False, "the network's estimate")
     return None
@@ -202,11 +205,14 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
 
 def start_session(game, level: str = "journeyman", side: str | None = None,
                   hotseat: bool = False, seed: int | None = None, table=None,
-                  model_path=None, model=None, setup: str | None = None) -> "Session":
+                  model_path=None, model=None, setup: str | None = None,
+                  position: int | None = None) -> "Session":
     """A new game: a person plays `side` (the side that throws first if None) against
     the computer at `level`, or two people play (`hotseat`); judged by the table if
     given, else by the network `model`. `setup`: the person's arrangement of pieces
-    ('312'), in a game whose sides arrange theirs (drawn at random if None)."""
+    ('312'), in a game whose sides arrange theirs (drawn at random if None); `position`:
+    the code to start from instead of the game's start, the side that throws first on
+    roll (a checkers endgame to play out)."""
     seat = seat_of(game, side)
     computer = None if hotseat else computer_player(game, level, table, model_path, model)
     humans = {0, 1} if hotseat else {seat}
@@ -214,7 +220,7 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     mixes = {} if computer is None or game.setup is None or table is None else \
         {1 - seat: best_mixes(table)[1 - seat]}
     return Session(game, humans, computer, make_judge(game, table, model), seed,
-                   None if hotseat else level, setups=setups, mixes=mixes)
+                   None if hotseat else level, setups=setups, mixes=mixes, start=position)
 
 
 @cache
@@ -279,12 +285,13 @@ class Session:
                                                     # against the computer: how it stood
     cube_said: str | None = None  # the cube's action before the coming throw, for replay
     winning_piece: dict | None = None   # where a piece that won on the board stands
+    start: int | None = None      # the position the game starts from (None: the game's)
 
     UNDONE = ("now", "moves", "turn", "cube_said")  # what undo puts back
 
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
-        self.now = begin(self.game, self.rng)
+        self.now = begin(self.game, self.rng, self.start)
         if self.now.phase == SETUP:   # a person's arrangement, or one drawn at random
             arrangements = self.game.setup.arrangements
             drawn = self.rng.integers(len(arrangements), size=2)
@@ -658,10 +665,13 @@ class Session:
         worths = self.judge.worths(self.game, self.moves)
         best = worths.max()
         ranked = sorted(range(len(self.moves)), key=lambda i: -worths[i])
+        said = self.judge.outcomes(self.code, self.moves) if self.judge.outcomes else None
         return {"exact": self.judge.exact, "source": self.judge.source,
                 "moves": [{"index": i, "text": self.moves[i]["text"],
                            "chance": float(worths[i]),
-                           "loss_points": float(100 * (best - worths[i]))} for i in ranked]}
+                           "loss_points": float(100 * (best - worths[i]))}
+                          | ({"result": said[i]["result"], "plies": said[i]["plies"]}
+                             if said else {}) for i in ranked]}
 
     def _money_hint(self) -> dict:
         if self.phase == MOVE and self.moves:

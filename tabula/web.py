@@ -90,8 +90,10 @@ class Games:
     @staticmethod
     def _start(game, asked, table, model_path, model) -> Session:
         try:
+            position = None if asked.position is None else \
+                game.position_in_play(asked.position)
             return start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
-                                 table, model_path, model, asked.setup)
+                                 table, model_path, model, asked.setup, position)
         except NoNetworkError as err:   # in the page's words, not the command line's
             pieces = pieces_word(game.name)
             raise TabulaError(f"no network plays {game.name} with {game.pieces} {pieces} a side: "

@@ -323,3 +323,35 @@ def test_a_game_through_the_web_api_has_no_throws_and_ends():
         data = client.post(f"/api/games/{key}/move",
                            json={"move": state["moves"][0]["index"]}).json()
     assert data["state"]["phase"] == "over", "a game through the API did not end"
+
+
+def test_an_endgame_played_out_from_a_position_with_hints_in_results(tmp_path, monkeypatch,
+                                                                      capsys):
+    """tabula play --position starts from an endgame; with a table, the hint ranks the
+    moves by their results and the plies to the end, in the terminal and the web API."""
+    import io
+
+    from starlette.testclient import TestClient
+
+    from tabula.cli import main
+    from tabula.solver.outcome_table import OutcomeTable, solve_outcomes
+    from tabula.web import create_app
+    path = tmp_path / "c3.h5"
+    solve_outcomes(get_game("checkers", 3), path, quiet=True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("?\nq\n"))
+    assert main(["play", "checkers", "--pieces", "3", "--table", str(path), "--level",
+                 "master", "--position", TWO_KINGS]) == 0
+    said = capsys.readouterr().out
+    assert "you win in 31 plies" in said   # the two kings, to move, shown as Black
+    monkeypatch.setattr("sys.stdin", io.StringIO("?\nq\n"))
+    assert main(["play", "checkers", "--pieces", "3", "--table", str(path), "--level",
+                 "master", "--side", "white", "--position", TWO_KINGS]) == 0
+    assert "you lose in 30 plies" in capsys.readouterr().out   # after the computer's move
+    client = TestClient(create_app(OutcomeTable(path)), raise_server_exceptions=False)
+    data = client.post("/api/games", json={"game": "checkers", "pieces": 3, "level": "master",
+                                            "position": json.loads(TWO_KINGS)}).json()
+    hint = client.get(f"/api/games/{data['id']}/hint").json()
+    assert [(m["result"], m["plies"]) for m in hint["moves"]] == [("win", 31), ("win", 31)]
+    refused = client.post("/api/games", json={"game": "checkers", "pieces": 3,
+                                               "position": {"turn": "black"}})
+    assert refused.status_code == 400 and "lacks" in refused.json()["error"]

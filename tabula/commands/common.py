@@ -4,7 +4,6 @@ import json
 
 from tabula.games import (GAMES, PositionError, game_flags, get_game, parse_variant,
                           pieces_help, rules_help)
-from tabula.games.game import layer_pair
 from tabula.infra.settings import MAX_SEED
 
 
@@ -110,11 +109,7 @@ def parse_position(game, text_or_obj):
         return game.start
     if isinstance(text_or_obj, str):
         text_or_obj = load_json(text_or_obj, "the position")
-    code = game.position_from_json(text_or_obj)
-    if 0 in layer_pair(game.layer_of(code)):
-        raise PositionError("the game is over in this position: a side has no piece in "
-                            "play (borne off every one)")
-    return code
+    return game.position_in_play(text_or_obj)
 
 
 def throw_text(text: str) -> int:

@@ -1,7 +1,7 @@
 """tabula play: play in the terminal against the computer or a friend."""
 from tabula.games import GAMES, get_game
 
-from .common import add_game_arguments, game_from_args, open_table, seed
+from .common import add_game_arguments, game_from_args, open_table, parse_position, seed
 
 
 def add_parser(sub):
@@ -34,6 +34,9 @@ def add_parser(sub):
                         "first (312: cube 3 in the corner); default drawn at random. The "
                         "computer's is drawn from the best mixture of set-ups where a table "
                         "is given (tabula value --setups), else at random")
+    p.add_argument("--position", metavar="JSON",
+                   help="start from this position (as tabula moves reads it), the side "
+                        "that throws first on roll: a checkers endgame to play out")
     p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
     p.add_argument("--show-rules", action="store_true",
                    help="print the rules of the game (docs/rules/GAME.md) and exit")
@@ -59,8 +62,9 @@ def build_session(args, game):
     networks = Networks({game.name: args.model} if args.model else None)
     kit = kit_for(game.name, args.pieces, args.rules, open_table(args), networks, strict=True)
     level = args.level or _default_level(kit)
+    position = None if args.position is None else parse_position(kit.game, args.position)
     return start_session(kit.game, level, args.side, args.hotseat, args.seed, kit.table,
-                         kit.model_path, kit.model, args.setup)
+                         kit.model_path, kit.model, args.setup, position)
 
 
 def _default_level(kit) -> str:

@@ -619,13 +619,18 @@ const cube = (action) => act("POST", `/api/games/${current.id}/cube`, {action});
 async function hint() {
   try {
     const h = await api("GET", `/api/games/${current.id}/hint`);
-    // with the cube: equities (per unit of cube); else winning chances
+    // with the cube: equities (per unit of cube); from a win/loss/draw table: results
+    // and the plies to the end; else winning chances
+    const outcomes = h.moves.length && h.moves[0].result !== undefined;
+    const said = (m) => (m.result === "draw" ? "a draw" :
+      `you ${m.result === "win" ? "win" : "lose"} in ${m.plies} plies`);
     const rows = h.moves.map((m, n) => `<tr><td>${n + 1}</td><td>${m.text}</td>` + (h.unit ?
       `<td>${m.equity >= 0 ? "+" : ""}${m.equity.toFixed(3)}</td><td>${m.loss.toFixed(3)}</td>` :
+      outcomes ? `<td>${said(m)}</td>` :
       `<td>${(100 * m.chance).toFixed(2)}%</td><td>${m.loss_points.toFixed(2)}</td>`) +
       "</tr>").join("");
     const head = h.unit ? "<th>equity</th><th>less than the best</th>" :
-      "<th>you win</th><th>points lost</th>";
+      outcomes ? "<th>with best play</th>" : "<th>you win</th><th>points lost</th>";
     $("hint-box").innerHTML = `<p>From best to worst (${h.source}${h.unit ? `; ${h.unit}` : ""}):` +
       `</p><table><tr><th></th><th>choice</th>${head}</tr>${rows}</table>`;
     $("hint-box").hidden = false;
