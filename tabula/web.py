@@ -7,15 +7,17 @@ API (every error is a 4xx with {"error": "one line"}):
                                        default pieces, those a network or the table
                                        plays, and the levels it is played at)
   POST /api/games                      a new game: {"game", "rules", "pieces", "level",
-                                       "side", "hotseat", "seed"} -> {"id", "state",
-                                       "events", "layout"}
+                                       "side", "hotseat", "seed", "setup", "position": a
+                                       position to start from, as the game writes one}
+                                       -> {"id", "state", "events", "layout"}
   GET  /api/games/ID                   its state
   POST /api/games/ID/throw             the player to move throws
   POST /api/games/ID/move              {"move": index} of the listed legal moves
   POST /api/games/ID/cube              {"action": "double", "take" or "pass"}, in a game
                                        played with the doubling cube (Game.cube)
   GET  /api/games/ID/hint              the moves ranked, with winning chances and losses
-                                       (with the cube: equities, or the cube's action)
+                                       (with the cube: equities, or the cube's action; from
+                                       a win/loss/draw table, each move's result and plies)
   POST /api/games/ID/undo              take back your last move (and the computer's turns
                                        after it), to move again from the same throw
   GET  /api/games/ID/review            how each person played, and every throw to step
@@ -23,7 +25,8 @@ API (every error is a 4xx with {"error": "one line"}):
   GET  /api/rules/GAME                 the rules (docs/rules/GAME.md) as HTML
   GET  /rules/GAME                     the same as a page
 After a person's throw or move the computer plays its turns at once; the answer
-lists every event (throws, moves with what they did, passes, the win) in order.
+lists every event (throws, moves with what they did, passes, the win or a draw) in
+order. In a game without dice (checkers) nobody throws: the moves are there at once.
 """
 import logging
 import secrets
