@@ -14,6 +14,7 @@ so up to 16 pieces. Layer (a, b): the pieces of the side to move and of the othe
 The rank inside a layer: the slices (men and kings of each side: the mover's kings
 0..a, then the other's 0..b) one after the other, each by checkers_rules.slice_rank.
 """
+from functools import partial
 from math import ceil
 
 import numpy as np
@@ -276,7 +277,10 @@ def _layout() -> dict:
                       "mark": "", "title": ""})
     return {"rows": 8, "cols": 8, "pools": [], "colours": ["#212121", "#c62828"],
             "dice": {"name": "none", "count": 0, "faces": 0, "marked": {"0": 0}},
-            "moves": "listed", "cells": cells}
+            "moves": "listed", "cells": cells,
+            # what a tap on a square of the board set up by a person puts there, in turn
+            "setup": [{"seat": 0, "label": ""}, {"seat": 0, "label": "K"},
+                      {"seat": 1, "label": ""}, {"seat": 1, "label": "K"}]}
 
 
 def view(code: int, first_to_throw: bool) -> dict:
@@ -291,6 +295,18 @@ def view(code: int, first_to_throw: bool) -> dict:
                 if (kings >> bit) & 1:
                     labels[cell(mover, bit)] = "K"
     return {"cells": cells, "labels": labels, "waiting": [0, 0], "off": [0, 0]}
+
+
+def from_view(cells: dict, labels: dict, seat: int, pieces: int) -> int:
+    """The code of a position set up on the board (cells "s1".."s32": the seat of the
+    piece there, "K" labelling a king), `seat` (0: Black) to move."""
+    sides = {side: {"men": [], "kings": []} for side in SIDES}
+    for cell, owner in cells.items():
+        if not (cell.startswith("s") and cell[1:].isdigit() and 1 <= int(cell[1:]) <= 32):
+            raise PositionError(f"no square {cell[:10]!r} on a checkers board")
+        kind = "kings" if labels.get(cell) == "K" else "men"
+        sides[SIDES[owner]][kind].append(int(cell[1:]))
+    return from_json({"turn": SIDES[seat], **sides}, pieces)
 
 
 def draw(code: int, first_to_throw: bool) -> str:
@@ -378,4 +394,5 @@ def make(pieces: int | None = None) -> Game:
                     layout=_layout(), draw=draw, view=view, cell=cell, events=events,
                     code_layout=__doc__[__doc__.index("Packed code"):],
                     rules_file=RULES_DOCS / "checkers.md", win_words="wins",
-                    named_by_board=True, notation=notation, throw_text=lambda throw: "-"))
+                    named_by_board=True, notation=notation, throw_text=lambda throw: "-",
+                    from_view=partial(from_view, pieces=pieces)))

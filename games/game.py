@@ -384,6 +384,10 @@ class Presentation:
     steps: Callable | None = None      # (code, next code, throw) -> [(from, to)]: each
                                        # piece's part of a move that moves several, in
                                        # order, for the page to show one by one
+    from_view: Callable | None = None  # (cells {cell: seat}, labels {cell: label}, seat to
+                                       # move) -> the code of a position a person set up on
+                                       # the board, with the piece kinds the layout's
+                                       # "setup" lists (checkers); a PositionError if none
     orders: Callable | None = None     # (code, next code, throw) -> [[(from, to)]]:
                                        # a move's steps in each order of the dice that
                                        # plays it, for a person to tap piece by piece
@@ -484,7 +488,10 @@ class Game:
 
     def position_in_play(self, obj) -> int:
         """The code of a position people wrote (JSON), refused where the game is over."""
-        code = self.position_from_json(obj)
+        return self.in_play(self.position_from_json(obj))
+
+    def in_play(self, code) -> int:
+        """`code`, refused where the game is over in it."""
         if 0 in layer_pair(self.layer_of(code)):
             raise PositionError("the game is over in this position: a side has no piece in "
                                 "play (borne off every one)")

@@ -61,14 +61,14 @@ class State:
         return 1 - self.seat if self.phase == TAKE else self.seat
 
 
-def begin(game, rng, start=None) -> State:
+def begin(game, rng, start=None, seat: int = 0) -> State:
     """The state before a game's first decision: its set-up, or the first throw from
     `start` or, in a game dealt at random (Game.deal: a bear-off's money game), from a
-    start drawn with `rng`; or from the position `start` where one is given (the side
-    that throws first on roll in it)."""
+    start drawn with `rng`; or from the position `start` where one is given, `seat` on
+    roll in it (the code seen by that seat)."""
     cube = None if game.cube is None else CubeState()
     if start is not None:
-        return State(THROW, code=start, cube=cube)
+        return State(THROW, seat=seat, code=start, cube=cube)
     if game.setup is not None:
         return State(SETUP, cube=cube)
     return State(THROW, code=game.start if game.deal is None else game.deal(rng), cube=cube)

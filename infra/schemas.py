@@ -175,6 +175,15 @@ class DataAttributes(Variant):
     counts: Annotated[dict, BeforeValidator(_json_text)]
 
 
+class SetUpBoard(BaseModel):
+    """A position a person set up on the page's board: each cell's seat and label (a
+    king's "K"), and the seat on roll."""
+    model_config = ConfigDict(extra="forbid", strict=True)
+    cells: Annotated[dict[Name, Annotated[int, Field(ge=0, le=1)]], Field(max_length=64)]
+    labels: Annotated[dict[Name, Name], Field(max_length=64)] = {}
+    seat: Annotated[int, Field(ge=0, le=1)] = 0
+
+
 class NewGameRequest(BaseModel):
     """POST /api/games."""
     model_config = ConfigDict(extra="forbid", strict=True)
@@ -187,6 +196,7 @@ class NewGameRequest(BaseModel):
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
     setup: Name | None = None   # your arrangement, in a game whose sides set up ('312')
     position: dict | None = None   # a position to start from, as the game writes one
+    board: SetUpBoard | None = None   # or one set up on the board (Presentation.from_view)
 
 
 class MoveRequest(BaseModel):

@@ -206,13 +206,13 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
 def start_session(game, level: str = "journeyman", side: str | None = None,
                   hotseat: bool = False, seed: int | None = None, table=None,
                   model_path=None, model=None, setup: str | None = None,
-                  position: int | None = None) -> "Session":
+                  position: int | None = None, position_seat: int = 0) -> "Session":
     """A new game: a person plays `side` (the side that throws first if None) against
     the computer at `level`, or two people play (`hotseat`); judged by the table if
     given, else by the network `model`. `setup`: the person's arrangement of pieces
     ('312'), in a game whose sides arrange theirs (drawn at random if None); `position`:
-    the code to start from instead of the game's start, the side that throws first on
-    roll (a checkers endgame to play out)."""
+    the code to start from instead of the game's start (a checkers endgame to play out),
+    seen by `position_seat`, who is on roll in it."""
     seat = seat_of(game, side)
     computer = None if hotseat else computer_player(game, level, table, model_path, model)
     humans = {0, 1} if hotseat else {seat}
@@ -220,7 +220,8 @@ def start_session(game, level: str = "journeyman", side: str | None = None,
     mixes = {} if computer is None or game.setup is None or table is None else \
         {1 - seat: best_mixes(table)[1 - seat]}
     return Session(game, humans, computer, make_judge(game, table, model), seed,
-                   None if hotseat else level, setups=setups, mixes=mixes, start=position)
+                   None if hotseat else level, setups=setups, mixes=mixes, start=position,
+                   start_seat=position_seat)
 
 
 @cache
@@ -286,12 +287,13 @@ class Session:
     cube_said: str | None = None  # the cube's action before the coming throw, for replay
     winning_piece: dict | None = None   # where a piece that won on the board stands
     start: int | None = None      # the position the game starts from (None: the game's)
+    start_seat: int = 0           # ... and the seat on roll there
 
     UNDONE = ("now", "moves", "turn", "cube_said")  # what undo puts back
 
     def __post_init__(self):
         self.rng = np.random.default_rng(self.seed)
-        self.now = begin(self.game, self.rng, self.start)
+        self.now = begin(self.game, self.rng, self.start, self.start_seat)
         if self.now.phase == SETUP:   # a person's arrangement, or one drawn at random
             arrangements = self.game.setup.arrangements
             drawn = self.rng.integers(len(arrangements), size=2)

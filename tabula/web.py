@@ -93,10 +93,17 @@ class Games:
     @staticmethod
     def _start(game, asked, table, model_path, model) -> Session:
         try:
-            position = None if asked.position is None else \
-                game.position_in_play(asked.position)
+            position, seat = None, 0
+            if asked.position is not None:
+                position = game.position_in_play(asked.position)
+            elif asked.board is not None:
+                if game.presentation.from_view is None:
+                    raise TabulaError(f"{game.name} positions are not set up on the board")
+                board, seat = asked.board, asked.board.seat
+                position = game.in_play(game.presentation.from_view(board.cells, board.labels,
+                                                                    seat))
             return start_session(game, asked.level, asked.side, asked.hotseat, asked.seed,
-                                 table, model_path, model, asked.setup, position)
+                                 table, model_path, model, asked.setup, position, seat)
         except NoNetworkError as err:   # in the page's words, not the command line's
             pieces = pieces_word(game.name)
             raise TabulaError(f"no network plays {game.name} with {game.pieces} {pieces} a side: "

@@ -355,3 +355,25 @@ def test_an_endgame_played_out_from_a_position_with_hints_in_results(tmp_path, m
     refused = client.post("/api/games", json={"game": "checkers", "pieces": 3,
                                                "position": {"turn": "black"}})
     assert refused.status_code == 400 and "lacks" in refused.json()["error"]
+
+
+def test_a_position_set_up_on_the_board_and_what_is_refused():
+    """The page's set-up (Presentation.from_view): cells and kings' labels, White to move
+    seen from White's side; a square off the board, a man on its crowning row, and a set-up
+    in a game that has none are refused in one line."""
+    from starlette.testclient import TestClient
+
+    from tabula.web import create_app
+    game = get_game("checkers", 5)
+    code = game.presentation.from_view({"s1": 0, "s28": 1, "s32": 1}, {"s28": "K", "s32": "K"}, 1)
+    assert code == position(black_men=[1], white_kings=[28, 32], turn="white")
+    for cells in ({"s33": 0, "s1": 1}, {"s30": 0, "s1": 1}):
+        with pytest.raises(PositionError):
+            game.presentation.from_view(cells, {}, 0)
+    client = TestClient(create_app(None), raise_server_exceptions=False)
+    board = {"cells": {"s1": 0, "s32": 1}, "labels": {}, "seat": 0}
+    assert client.post("/api/games", json={"game": "checkers", "level": "apprentice",
+                                           "board": board}).status_code == 200
+    refused = client.post("/api/games", json={"game": "ur", "level": "apprentice",
+                                              "board": board})
+    assert refused.status_code == 400 and "not set up on the board" in refused.json()["error"]

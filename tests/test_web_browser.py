@@ -741,3 +741,25 @@ def test_a_checkers_endgame_on_a_phone_and_a_desktop(browser, server):
         assert black == {"cell-s2", "cell-s6"}
         assert browser.execute_script("return document.documentElement.scrollWidth") <= size[0]
         browser.save_screenshot(str(SHOTS / f"checkers-{size[0]}.png"))
+    # a position set up by tapping: Black's king on 1 against White's kings on 31 and 32,
+    # White to move (the computer), then the person's move
+    browser.find_element(By.ID, "edit").click()
+    # each tap puts the next kind (black, black king, white, white king), then none:
+    # clear the board, then place the kings
+    board = browser.execute_script("return current.state.board")
+    taps = {cell: 4 - (2 * seat + (board["labels"].get(cell) == "K"))
+            for cell, seat in board["cells"].items()}
+    for cell, more in (("s1", 2), ("s31", 4), ("s32", 4)):
+        taps[cell] = taps.get(cell, 0) + more
+    for cell, count in taps.items():
+        for _ in range(count):
+            browser.find_element(By.ID, f"cell-{cell}").click()
+    from selenium.webdriver.support.ui import Select
+    Select(browser.find_element(By.ID, "edit-turn")).select_by_visible_text("white")
+    browser.find_element(By.ID, "edit-play").click()
+    wait(browser, lambda: "from a position set up" in browser.find_element(By.ID, "log").text)
+    kings = {p.find_element(By.XPATH, "..").get_attribute("id"): p.text
+             for p in browser.find_elements(By.CSS_SELECTOR, "#board .piece.seat0")}
+    assert kings == {"cell-s1": "K"} and "the computer (white) plays" in \
+        browser.find_element(By.ID, "log").text
+    browser.save_screenshot(str(SHOTS / "checkers-set-up.png"))

@@ -473,9 +473,69 @@ function mark(cell, on) {
   if (to) to.classList.toggle("target", on);
 }
 
+// Setting up a position, in a game whose layout lists what a tap puts on a square
+// (checkers): each tap puts the next kind there, then none; "Play from here" starts a
+// game with the same settings from it.
+let editing = null;   // {cells: {cell: seat}, labels: {cell: label}} while one is set up
+
+function editPosition() {
+  const s = current.state;
+  editing = {cells: {...s.board.cells}, labels: {...(s.board.labels || {})}};
+  $("edit-turn").innerHTML = "";
+  s.sides.forEach((side, seat) => option($("edit-turn"), String(seat), side));
+  $("edit-turn").value = String(s.seat);
+  $("edit-bar").hidden = false; $("moves").hidden = true; $("edit-error").textContent = "";
+  drawEditing();
+}
+
+function drawEditing() {
+  drawBoard({cells: editing.cells, labels: editing.labels, waiting: [0, 0], off: [0, 0]});
+  for (const c of current.layout.cells) {
+    $(`cell-${c.id}`).addEventListener("click", () => tapSquare(c.id));
+  }
+}
+
+function tapSquare(cell) {
+  const kinds = current.layout.setup;
+  const now = editing.cells[cell] === undefined ? -1 : kinds.findIndex(
+    (k) => k.seat === editing.cells[cell] && k.label === (editing.labels[cell] || ""));
+  delete editing.cells[cell]; delete editing.labels[cell];
+  const next = kinds[now + 1];
+  if (next) {
+    editing.cells[cell] = next.seat;
+    if (next.label) editing.labels[cell] = next.label;
+  }
+  drawEditing();
+}
+
+function stopEditing() {
+  editing = null;
+  $("edit-bar").hidden = true; $("moves").hidden = false;
+  drawBoard(); drawMoves();
+}
+
+async function playFromHere() {
+  const s = current.state;
+  const hotseat = s.humans.length === 2;
+  try {
+    const data = await api("POST", "/api/games", {
+      game: s.game, rules: s.rules, pieces: s.pieces, hotseat, level: current.level || "journeyman",
+      side: s.sides[s.humans[0]],
+      board: {cells: editing.cells, labels: editing.labels, seat: Number($("edit-turn").value)},
+    });
+    editing = null;
+    $("edit-bar").hidden = true; $("moves").hidden = false;
+    enter(data, hotseat ? "two people at one screen, from a position set up" :
+      `you play ${s.sides[s.humans[0]]} against the computer (${data.level}), from a position set up`);
+  } catch (err) {
+    $("edit-error").textContent = err.message;
+  }
+}
+
 function show(data) {
   current = {...current, ...data};
   tapped = [];
+  $("edit").hidden = !current.layout.setup;
   // a throw by its number, as the review names it
   for (const e of data.events || []) addLog(e.number ? `${e.number}. ${e.text}` : e.text);
   drawBoard(); drawDice(data.events); drawMoves();
@@ -766,6 +826,9 @@ async function init() {
   $("throw").addEventListener("click", throwDice);
   $("hint").addEventListener("click", hint);
   $("undo").addEventListener("click", undo);
+  $("edit").addEventListener("click", editPosition);
+  $("edit-play").addEventListener("click", playFromHere);
+  $("edit-cancel").addEventListener("click", stopEditing);
   for (const action of ["double", "take", "pass"]) {
     $(action).addEventListener("click", () => cube(action));
   }
