@@ -141,8 +141,9 @@ def review_text(review) -> str:
              f"{unit} given away a decision, {review['points_given_away']:.{digits}f} in all "
              f"(lost: {review['thresholds_text']}; the throws decide the rest)."]
     for w in review["worst"]:
-        throw = f" ({w['throw']})" if w["throw"] is not None else " (the cube)"
-        lines.append(f"  throw {w['turn']}{throw}: played {w['played']}, better "
+        throw = f"throw {w['turn']} ({w['throw']})" if w["throw"] is not None else \
+            f"move {w['turn']}" if review.get("without_dice") else f"throw {w['turn']} (the cube)"
+        lines.append(f"  {throw}: played {w['played']}, better "
                      f"{w['better']}: {w['label']}, {w['loss_points']:.{digits}f}")
     chances = review["chances"]
     if chances:

@@ -248,6 +248,11 @@ def arrangement(game, text: str) -> tuple:
     return game.setup.parse(text)
 
 
+def outcome_words(said: dict) -> str:
+    """A move's result with best play, for the mover: 'a win in 7 plies', 'a draw'."""
+    return "a draw" if said["result"] == "draw" else f"a {said['result']} in {said['plies']} plies"
+
+
 @dataclass
 class Decision:
     """A person's decision, judged: the position, the throw, the moves' worths."""
@@ -717,7 +722,7 @@ class Session:
                   "thresholds_text": label_ranges(self.labels),
                   "judged": [self._judged(d) for d in mine],
                   "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
-                  "chances": chances}
+                  "chances": chances, "without_dice": len(self.game.throws) == 1}
         if self.cube is None:
             return review
         parts = {}
@@ -731,10 +736,15 @@ class Session:
         points = self.loss_scale[0] * d.loss
         label = "best" if d.loss <= ERROR_THRESHOLD else \
             [name for name, least in self.labels if points >= least][-1]
+        best = int(np.argmax(d.worths))
+        played, better = d.moves[d.chosen]["text"], d.moves[best]["text"]
+        if self.judge.outcomes is not None:   # what each led to, with best play
+            said = self.judge.outcomes(d.code, [d.moves[d.chosen], d.moves[best]])
+            played, better = (f"{text} ({outcome_words(s)})"
+                              for text, s in zip((played, better), said))
         return {"turn": d.turn, "label": label, "loss_points": float(points),
-                "throw": None if d.throw is None else self.throw_text(d.throw),
-                "played": d.moves[d.chosen]["text"],
-                "better": d.moves[int(np.argmax(d.worths))]["text"]}
+                "throw": None if d.throw is None or len(self.game.throws) == 1
+                else self.throw_text(d.throw), "played": played, "better": better}
 
     def replay(self) -> list[dict]:
         """Every throw of the game so far, to step through: its frame (its number, who
