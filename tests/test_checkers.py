@@ -377,3 +377,28 @@ def test_a_position_set_up_on_the_board_and_what_is_refused():
     refused = client.post("/api/games", json={"game": "ur", "level": "apprentice",
                                               "board": board})
     assert refused.status_code == 400 and "not set up on the board" in refused.json()["error"]
+
+
+def test_the_review_says_what_a_move_threw_away(tmp_path):
+    """Through the web API, a person's move that turns a win into a loss is reviewed with
+    both results and their plies."""
+    from starlette.testclient import TestClient
+
+    from tabula.solver.outcome_table import OutcomeTable, solve_outcomes
+    from tabula.web import create_app
+    path = tmp_path / "c3.h5"
+    game = get_game("checkers", 3)
+    solve_outcomes(game, path, quiet=True)
+    table = OutcomeTable(path)
+    for code in uniform_positions(game, 2000, seed=9):   # a position where a move loses
+        moves = game.legal_moves(code, 0)
+        said = [m["result"] for m in table.move_answers(code, moves)]
+        if "win" in said and "loss" in said and not any(m["over"] for m in moves):
+            break
+    client = TestClient(create_app(table), raise_server_exceptions=False)
+    key = client.post("/api/games", json={"game": "checkers", "pieces": 3, "level": "master",
+                                           "position": to_json(code)}).json()["id"]
+    client.post(f"/api/games/{key}/move", json={"move": said.index("loss")})
+    worst = client.get(f"/api/games/{key}/review").json()["review"][0]["worst"][0]
+    assert "(a loss in" in worst["played"] and "(a win in" in worst["better"]
+    assert worst["label"] == "blunder" and worst["throw"] is None
