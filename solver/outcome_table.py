@@ -250,6 +250,15 @@ class OutcomeTable:
         first of equals), decisions in rows of next_codes and infos with counts[i] moves."""
         return np.argmax(self._worths(counts, next_codes, infos), axis=1)
 
+    def decision_losses(self, counts, next_codes, infos, chosen) -> np.ndarray:
+        """The judge matches use: each decision's loss in score, the best move's worth
+        less the chosen one's (a win thrown to a draw: about 0.5)."""
+        worths = self._worths(counts, next_codes, infos)
+        return worths.max(axis=1) - worths[np.arange(len(chosen)), chosen]
+
+    def value(self, code: int) -> float:
+        return float(self.values([code])[0])
+
     def decision_worths(self, counts, next_codes, infos) -> np.ndarray:
         """float32 (n, M): each legal move's score to the mover, 0 in unused slots."""
         worths = self._worths(counts, next_codes, infos)

@@ -35,3 +35,15 @@ def test_eval_regret_on_the_command_line(table, capsys):
                  "--quiet"]) == 0
     said = json.loads(capsys.readouterr().out)
     assert said["positions"] == 2000 and said["decisions"] <= 2000
+
+
+def test_a_match_judged_by_the_outcome_table(table):
+    """Matches judge both sides' decisions by the table (decision_losses in score): the
+    perfect player gives nothing away, and each side's score is that of its games."""
+    from tabula.eval.engine import play
+    game = table.game
+    players = [make_player("perfect", game, table), make_player("random", game)]
+    played = play(game, players, [0, 1, 0, 1], [0, 0, 1, 1], seed=3, table=table,
+                  judged=(0, 1))
+    assert played.game_losses(0).max() < 1e-9 and played.game_losses(1).sum() >= 0
+    assert (played.scores(0) + played.scores(1) == 1).all()
