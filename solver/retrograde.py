@@ -108,15 +108,15 @@ def _first_look(u, values, base, slices, sizes, count, slowest, pending, drawn, 
     """Pass 1 at position u of the unit."""
     me, opp, kings = _unit_position(u, slices, sizes)
     n = legal_moves(me, opp, kings, out, work)
-    fastest_win = NOT_YET
-    slowest_loss = 0
+    their_fastest_loss = NOT_YET
+    their_slowest_win = 0
     inside = 0
     draws = False
     my_kings = popcount(me & kings)
     for i in range(n):
         me2, opp2, kings2 = out[i, 0], out[i, 1], out[i, 2]
-        if opp2 == 0:                                  # took the last piece
-            fastest_win = 1
+        if opp2 == 0:                  # took the last piece: the other side lost at once
+            their_fastest_loss = 1
             continue
         if popcount(opp2) == popcount(opp) and popcount(me2 & kings2) == my_kings:
             inside += 1
@@ -125,17 +125,17 @@ def _first_look(u, values, base, slices, sizes, count, slowest, pending, drawn, 
         v = values[index_of(base, a, b, c)]
         if v == DRAW:
             draws = True
-        elif v % 2 == 1:                               # the other side loses in v-1
-            fastest_win = min(fastest_win, v)
+        elif v % 2 == 1:               # the other side loses in v - 1 plies
+            their_fastest_loss = min(their_fastest_loss, v)
         else:
-            slowest_loss = max(slowest_loss, v)
+            their_slowest_win = max(their_slowest_win, v)
     count[u] = inside
-    slowest[u] = slowest_loss
+    slowest[u] = their_slowest_win
     drawn[u] = draws
-    if fastest_win != NOT_YET:
-        pending[u] = fastest_win + 1
+    if their_fastest_loss != NOT_YET:
+        pending[u] = their_fastest_loss + 1
     elif inside == 0 and not draws:
-        pending[u] = slowest_loss + 1      # every move loses (none at all: lost in 0)
+        pending[u] = their_slowest_win + 1   # every move loses (none at all: lost in 0)
 
 
 @njit(parallel=True, cache=True)
