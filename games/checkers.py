@@ -221,9 +221,51 @@ _KEYS = ("turn", "black", "white")
 _SHAPE = '{"turn": "black", "black": {"men": [9, 10], "kings": [18]}, "white": {...}}'
 
 
+def fen(code: int, seat: int = 0) -> str:
+    """The position in the players' standard notation (PDN's FEN), `seat` to move (0:
+    Black; the code is seen by that seat): 'W:W18,K26:B9,K1' (who moves, then each side's
+    squares, K before a king's)."""
+    me, opp, kings = (int(x) for x in unpack(np.int64(code)))
+    mover, other = ("B", "W") if seat == 0 else ("W", "B")
+    pieces = {mover: me, other: opp}
+
+    def squares(mask):
+        return sorted(absolute_square(bit, seat) for bit in range(32) if (mask >> bit) & 1)
+    return f"{mover}:" + ":".join(
+        letter + ",".join([str(s) for s in squares(pieces[letter] & ~kings)]
+                          + [f"K{s}" for s in squares(pieces[letter] & kings)])
+        for letter in "WB")
+
+
+def json_of_fen(text) -> dict:
+    """to_json's form of a position in FEN ('W:W18,K26:B9,K1'; ranges such as 1-12 too),
+    else a PositionError saying how one is written."""
+    how = "a FEN is written W:W18,K26:B9,K1 (who moves, then each side's squares)"
+    parts = text.replace(" ", "").rstrip(".").split(":") if isinstance(text, str) else []
+    if len(parts) != 3 or parts[0] not in ("B", "W") or len(text) > 200:
+        raise PositionError(how)
+    shown = {"turn": SIDES["BW".index(parts[0])]}
+    for part in parts[1:]:
+        if not part or part[0] not in "BW" or SIDES["BW".index(part[0])] in shown:
+            raise PositionError(how)
+        men, kings = [], []
+        for item in filter(None, part[1:].split(",")):
+            king = item.startswith("K")
+            first, dash, last = item[king:].partition("-")
+            if not first.isdigit() or (dash and not last.isdigit()):
+                raise PositionError(f"{how}, not {item[:20]!r}")
+            squares = range(int(first), int(last if dash else first) + 1)
+            (kings if king else men).extend(squares)
+        shown[SIDES["BW".index(part[0])]] = {"men": men, "kings": kings}
+    return shown
+
+
 def from_json(obj, pieces: int) -> int:
-    """The code of a position written as to_json writes it, either side to move."""
-    check_json_object(obj, _KEYS, "a checkers position", _SHAPE)
+    """The code of a position written as to_json writes it, either side to move, or as
+    {"fen": "W:W18,K26:B9,K1"}."""
+    if isinstance(obj, dict) and set(obj) == {"fen"}:
+        obj = json_of_fen(obj["fen"])
+    check_json_object(obj, _KEYS, "a checkers position", _SHAPE + ', or {"fen": "W:W18:B9,K1"}')
     if obj["turn"] not in SIDES:
         raise PositionError('"turn" is "black" or "white"')
     masks, taken = {}, set()
@@ -327,7 +369,8 @@ def draw(code: int, first_to_throw: bool) -> str:
             else:
                 marks.append(".")
         rows.append(f"  {row * 4 + 1:>2} " + " ".join(marks))
-    return "\n".join(rows + ["  (b, B: Black's men and kings; w, W: White's)"])
+    return "\n".join(rows + ["  (b, B: Black's men and kings; w, W: White's)",
+                            f"  FEN {fen(code, 0 if first_to_throw else 1)}"])
 
 
 def notation(code: int, next_code: int, throw: int = 0, seat: int = 0) -> str:

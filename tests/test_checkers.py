@@ -402,3 +402,21 @@ def test_the_review_says_what_a_move_threw_away(tmp_path):
     worst = client.get(f"/api/games/{key}/review").json()["review"][0]["worst"][0]
     assert "(a loss in" in worst["played"] and "(a win in" in worst["better"]
     assert worst["label"] == "blunder" and worst["throw"] is None
+
+
+def test_positions_in_the_players_standard_notation():
+    """FEN in and out ('W:W18,K26:B9,K1', ranges such as 1-3 too), either side to move;
+    the terminal's board ends with it; what is not one is refused in one line."""
+    from tabula.games.checkers import fen
+    game = get_game("checkers", 6)
+    assert game.position_from_json({"fen": "W:W18,K26:B9,K1"}) == \
+        position(black_men=[9], black_kings=[1], white_men=[18], white_kings=[26], turn="white")
+    assert game.position_from_json({"fen": "B:W30-32:B1-3"}) == \
+        position(black_men=[1, 2, 3], white_men=[30, 31, 32])
+    for code in uniform_positions(game, 500, seed=6):
+        for seat in (0, 1):
+            assert game.position_from_json({"fen": fen(code, seat)}) == code
+    assert game.presentation.board(game.start, True).endswith("FEN B:W30,31,32:B1,2,3")
+    for bad in ("", "B:W1", "X:W1:B2", "B:W1:W2", "B:Wx:B2", 7):
+        with pytest.raises(PositionError):
+            game.position_from_json({"fen": bad})
