@@ -221,6 +221,13 @@ _KEYS = ("turn", "black", "white")
 _SHAPE = '{"turn": "black", "black": {"men": [9, 10], "kings": [18]}, "white": {...}}'
 
 
+def seat_to_move(obj) -> int:
+    """The seat (0: Black) to move in a position written as from_json reads it."""
+    if isinstance(obj, dict) and set(obj) == {"fen"}:
+        obj = json_of_fen(obj["fen"])
+    return SIDES.index(obj["turn"])
+
+
 def fen(code: int, seat: int = 0) -> str:
     """The position in the players' standard notation (PDN's FEN), `seat` to move (0:
     Black; the code is seen by that seat): 'W:W18,K26:B9,K1' (who moves, then each side's
@@ -438,4 +445,5 @@ def make(pieces: int | None = None) -> Game:
                     code_layout=__doc__[__doc__.index("Packed code"):],
                     rules_file=RULES_DOCS / "checkers.md", win_words="wins",
                     named_by_board=True, notation=notation, throw_text=lambda throw: "-",
-                    from_view=partial(from_view, pieces=pieces)))
+                    from_view=partial(from_view, pieces=pieces),
+                    seat_to_move=seat_to_move))

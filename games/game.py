@@ -384,6 +384,9 @@ class Presentation:
     steps: Callable | None = None      # (code, next code, throw) -> [(from, to)]: each
                                        # piece's part of a move that moves several, in
                                        # order, for the page to show one by one
+    seat_to_move: Callable | None = None   # obj -> the seat on roll in a position people
+                                       # wrote as JSON, for games that name it (checkers'
+                                       # "turn"); None: the side that throws first
     from_view: Callable | None = None  # (cells {cell: seat}, labels {cell: label}, seat to
                                        # move) -> the code of a position a person set up on
                                        # the board, with the piece kinds the layout's

@@ -340,16 +340,18 @@ def test_an_endgame_played_out_from_a_position_with_hints_in_results(tmp_path, m
     solve_outcomes(get_game("checkers", 3), path, quiet=True)
     monkeypatch.setattr("sys.stdin", io.StringIO("?\nq\n"))
     assert main(["play", "checkers", "--pieces", "3", "--table", str(path), "--level",
-                 "master", "--position", TWO_KINGS]) == 0
+                 "master", "--side", "white", "--position", TWO_KINGS]) == 0
     said = capsys.readouterr().out
-    assert "you win in 31 plies" in said   # the two kings, to move, shown as Black
+    assert "32-27: you win in 31 plies" in said   # White's two kings, in their squares
     monkeypatch.setattr("sys.stdin", io.StringIO("?\nq\n"))
     assert main(["play", "checkers", "--pieces", "3", "--table", str(path), "--level",
-                 "master", "--side", "white", "--position", TWO_KINGS]) == 0
+                 "master", "--position", TWO_KINGS]) == 0
     assert "you lose in 30 plies" in capsys.readouterr().out   # after the computer's move
     client = TestClient(create_app(OutcomeTable(path)), raise_server_exceptions=False)
     data = client.post("/api/games", json={"game": "checkers", "pieces": 3, "level": "master",
+                                            "side": "white",
                                             "position": json.loads(TWO_KINGS)}).json()
+    assert data["state"]["seat"] == 1 and data["state"]["board"]["cells"]["s28"] == 1
     hint = client.get(f"/api/games/{data['id']}/hint").json()
     assert [(m["result"], m["plies"]) for m in hint["moves"]] == [("win", 31), ("win", 31)]
     refused = client.post("/api/games", json={"game": "checkers", "pieces": 3,

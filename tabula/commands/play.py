@@ -1,7 +1,8 @@
 """tabula play: play in the terminal against the computer or a friend."""
 from tabula.games import GAMES, get_game
 
-from .common import add_game_arguments, game_from_args, open_table, parse_position, seed
+from .common import (add_game_arguments, game_from_args, load_json, open_table,
+                     parse_position, seed)
 
 
 def add_parser(sub):
@@ -35,8 +36,9 @@ def add_parser(sub):
                         "computer's is drawn from the best mixture of set-ups where a table "
                         "is given (tabula value --setups), else at random")
     p.add_argument("--position", metavar="JSON",
-                   help="start from this position (as tabula moves reads it), the side "
-                        "that throws first on roll: a checkers endgame to play out")
+                   help="start from this position (as tabula moves reads it; the side "
+                        "to move where the game's positions say it, checkers' \"turn\", "
+                        "else the side that throws first): a checkers endgame to play out")
     p.add_argument("--seed", type=seed, default=None, help="seed of the throws")
     p.add_argument("--show-rules", action="store_true",
                    help="print the rules of the game (docs/rules/GAME.md) and exit")
@@ -62,9 +64,14 @@ def build_session(args, game):
     networks = Networks({game.name: args.model} if args.model else None)
     kit = kit_for(game.name, args.pieces, args.rules, open_table(args), networks, strict=True)
     level = args.level or _default_level(kit)
-    position = None if args.position is None else parse_position(kit.game, args.position)
+    position, seat = None, 0
+    if args.position is not None:
+        written = load_json(args.position, "the position")
+        position = parse_position(kit.game, written)
+        to_move = kit.game.presentation.seat_to_move
+        seat = to_move(written) if to_move else 0
     return start_session(kit.game, level, args.side, args.hotseat, args.seed, kit.table,
-                         kit.model_path, kit.model, args.setup, position)
+                         kit.model_path, kit.model, args.setup, position, seat)
 
 
 def _default_level(kit) -> str:
