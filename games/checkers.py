@@ -259,9 +259,10 @@ def json_of_fen(text) -> dict:
         for item in filter(None, part[1:].split(",")):
             king = item.startswith("K")
             first, dash, last = item[king:].partition("-")
-            if not first.isdigit() or (dash and not last.isdigit()):
-                raise PositionError(f"{how}, not {item[:20]!r}")
-            squares = range(int(first), int(last if dash else first) + 1)
+            last = last if dash else first
+            if not (first.isdigit() and last.isdigit() and 1 <= int(first) <= int(last) <= 32):
+                raise PositionError(f"{how}, squares 1..32, not {item[:20]!r}")
+            squares = range(int(first), int(last) + 1)
             (kings if king else men).extend(squares)
         shown[SIDES["BW".index(part[0])]] = {"men": men, "kings": kings}
     return shown

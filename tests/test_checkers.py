@@ -419,6 +419,7 @@ def test_positions_in_the_players_standard_notation():
         for seat in (0, 1):
             assert game.position_from_json({"fen": fen(code, seat)}) == code
     assert game.presentation.board(game.start, True).endswith("FEN B:W30,31,32:B1,2,3")
-    for bad in ("", "B:W1", "X:W1:B2", "B:W1:W2", "B:Wx:B2", 7):
+    for bad in ("", "B:W1", "X:W1:B2", "B:W1:W2", "B:Wx:B2", "B:W1-999999999999:B2",
+                "B:W9-5:B2", 7):
         with pytest.raises(PositionError):
             game.position_from_json({"fen": bad})
