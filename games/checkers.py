@@ -204,8 +204,9 @@ def start(pieces: int) -> int:
 
 # ---- positions for people -----------------------------------------------------------
 
-def _squares(mask: int) -> list[int]:
-    return [bit + 1 for bit in range(32) if (mask >> bit) & 1]
+def _squares(mask: int, seat: int = 0) -> list[int]:
+    """The rules' numbers of the squares in `mask`, a frame of `seat` (0: Black), in order."""
+    return sorted(absolute_square(bit, seat) for bit in range(32) if (mask >> bit) & 1)
 
 
 def to_json(code: int) -> dict:
@@ -235,12 +236,9 @@ def fen(code: int, seat: int = 0) -> str:
     me, opp, kings = (int(x) for x in unpack(np.int64(code)))
     mover, other = ("B", "W") if seat == 0 else ("W", "B")
     pieces = {mover: me, other: opp}
-
-    def squares(mask):
-        return sorted(absolute_square(bit, seat) for bit in range(32) if (mask >> bit) & 1)
     return f"{mover}:" + ":".join(
-        letter + ",".join([str(s) for s in squares(pieces[letter] & ~kings)]
-                          + [f"K{s}" for s in squares(pieces[letter] & kings)])
+        letter + ",".join([str(s) for s in _squares(pieces[letter] & ~kings, seat)]
+                          + [f"K{s}" for s in _squares(pieces[letter] & kings, seat)])
         for letter in "WB")
 
 
