@@ -12,22 +12,12 @@ import time
 
 import numpy as np
 
+from tabula.infra.batch import all_throws
 from tabula.infra.progress import Progress
 from tabula.runtime.sampling import uniform_positions
 
 LOSS, DRAW, WIN = 0, 1, 2   # OutcomeTable.move_outcomes' results
 CHUNK = 4096   # decisions a player is asked at once
-
-
-def decisions_at(game, codes):
-    """Decision form (counts, next_codes, infos) of the positions `codes`."""
-    counts = np.zeros(len(codes), dtype=np.int64)
-    next_codes = np.zeros((len(codes), game.max_moves), dtype=game.code_dtype)
-    infos = np.zeros((len(codes), game.max_moves), dtype=np.int64)
-    for i, code in enumerate(codes):
-        n = game.moves(game.code(code), game.throws[0], next_codes[i], infos[i])
-        counts[i] = n
-    return counts, next_codes, infos
 
 
 def thrown_results(table, player, positions: int, seed: int, quiet=True) -> dict:
@@ -42,7 +32,8 @@ def thrown_results(table, player, positions: int, seed: int, quiet=True) -> dict
              "slower_wins": 0, "faster_losses": 0}
     for first in range(0, positions, CHUNK):
         chunk = codes[first:first + CHUNK]
-        counts, next_codes, infos = decisions_at(game, chunk)
+        counts, next_codes, infos = (a[:, 0] for a in all_throws(   # the one throw
+            game.moves, game.mirror, game.throws, game.max_moves, chunk))
         keep = counts >= 2
         counts, next_codes, infos = counts[keep], next_codes[keep], infos[keep]
         chosen = player.choose(chunk[keep], counts, next_codes, infos,
