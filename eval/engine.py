@@ -61,7 +61,7 @@ def _count_quiet_moves(rule, before, after, over, quiet, active, ended):
     those that reach the draw rule's count (Game.draw_rule)."""
     for i in np.flatnonzero(~over):
         g = active[i]
-        quiet[g] = 0 if rule.irreversible(before[i], after[i]) else quiet[g] + 1
+        quiet[g] = rule.quiet_after(quiet[g], before[i], after[i])
         ended[g] = quiet[g] >= rule.plies
 
 

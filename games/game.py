@@ -343,6 +343,11 @@ class DrawRule:
     plies: int
     irreversible: Callable     # (code, next code) -> whether the move can never be undone
 
+    def quiet_after(self, quiet: int, code, next_code) -> int:
+        """The moves in a row that changed nothing for good, after the move from `code`
+        to `next_code` (`quiet` before it); the game is drawn when it reaches `plies`."""
+        return 0 if self.irreversible(code, next_code) else quiet + 1
+
 
 @dataclass(frozen=True)
 class Encoding:

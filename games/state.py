@@ -136,7 +136,7 @@ def step(game, state: State, action: Action) -> State:
         if draw is None:
             return moved
         chosen = state.next_codes[action.value]
-        quiet = 0 if draw.irreversible(state.code, chosen) else state.quiet + 1
+        quiet = draw.quiet_after(state.quiet, state.code, chosen)
         return replace(moved, quiet=quiet, phase=OVER if quiet >= draw.plies else THROW)
     said = kind if action.value is None else f"{kind} {action.value}"
     raise PositionError(f"{said} is no legal action in the {state.phase} phase")
