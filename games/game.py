@@ -498,6 +498,13 @@ class Game:
         """The code of a position people wrote (JSON), refused where the game is over."""
         return self.in_play(self.position_from_json(obj))
 
+    def start_from(self, obj) -> tuple[int, int]:
+        """A position people wrote (JSON) to start a game from: its code (refused where
+        the game is over) and the seat on roll in it (presentation.seat_to_move, else the
+        side that throws first)."""
+        to_move = self.presentation.seat_to_move
+        return self.position_in_play(obj), (to_move(obj) if to_move else 0)
+
     def in_play(self, code) -> int:
         """`code`, refused where the game is over in it."""
         if 0 in layer_pair(self.layer_of(code)):

@@ -95,9 +95,7 @@ class Games:
         try:
             position, seat = None, 0
             if asked.position is not None:
-                position = game.position_in_play(asked.position)
-                to_move = game.presentation.seat_to_move
-                seat = to_move(asked.position) if to_move else 0
+                position, seat = game.start_from(asked.position)
             elif asked.board is not None:
                 if game.presentation.from_view is None:
                     raise TabulaError(f"{game.name} positions are not set up on the board")

@@ -1,8 +1,7 @@
 """tabula play: play in the terminal against the computer or a friend."""
 from tabula.games import GAMES, get_game
 
-from .common import (add_game_arguments, game_from_args, load_json, open_table,
-                     parse_position, seed)
+from .common import add_game_arguments, game_from_args, load_json, open_table, seed
 
 
 def add_parser(sub):
@@ -65,11 +64,8 @@ def build_session(args, game):
     kit = kit_for(game.name, args.pieces, args.rules, open_table(args), networks, strict=True)
     level = args.level or _default_level(kit)
     position, seat = None, 0
-    if args.position is not None:
-        written = load_json(args.position, "the position")
-        position = parse_position(kit.game, written)
-        to_move = kit.game.presentation.seat_to_move
-        seat = to_move(written) if to_move else 0
+    if args.position not in (None, "start"):
+        position, seat = kit.game.start_from(load_json(args.position, "the position"))
     return start_session(kit.game, level, args.side, args.hotseat, args.seed, kit.table,
                          kit.model_path, kit.model, args.setup, position, seat)
 
