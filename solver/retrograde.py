@@ -233,14 +233,3 @@ def solve_unit(values, base, unit: tuple) -> int:
     _first_pass(values, base, slices, sizes, count, slowest, pending, drawn)
     return int(_second_pass(values, base, slices, sizes, first, count, slowest, pending,
                             drawn))
-
-
-def solve_database(pieces: int, progress=None):
-    """Every position with at most `pieces` pieces: (values, base) (layout's)."""
-    base, length = layout(pieces)
-    values = np.zeros(length, dtype=np.uint16)
-    for unit in units(pieces):
-        solve_unit(values, base, unit)
-        if progress is not None:
-            progress(unit)
-    return values, base

@@ -13,7 +13,7 @@ from tabula.games.checkers_rules import (MAX_CHAIN, MAX_MOVES, configurations, f
                                          legal_moves, other_view, work_space)
 from tabula.games.game import OVER, PositionError
 from tabula.runtime.sampling import random_play_positions, uniform_positions
-from tabula.solver.retrograde import index_of, solve_database
+from tabula.solver.retrograde import index_of
 from tests.reference import checkers_rules as reference
 from tests.test_cli_moves import run_cli
 
@@ -96,10 +96,14 @@ def colour_reversed(position):
             reference.other(side))
 
 
-def check_databases_equal_brute_force(pieces):
+def check_databases_equal_brute_force(pieces, folder):
     """Every position with up to `pieces` pieces, either side to move: the database's
-    value equals the brute force's, which also holds colour reversal on its own."""
-    values, base = solve_database(pieces)
+    value (solved into a file in `folder` and read back) equals the brute force's, which
+    also holds colour reversal on its own."""
+    from tabula.solver.outcome_table import OutcomeTable, solve_outcomes
+    solve_outcomes(get_game("checkers", pieces), folder / "t.h5", quiet=True)
+    table = OutcomeTable(folder / "t.h5")
+    values, base = table.table, table.base
     solved = reference.solve(pieces)
     assert len(solved) == 2 * len(values)
     for (board, side), depth in solved.items():
@@ -113,14 +117,14 @@ def check_databases_equal_brute_force(pieces):
     return values
 
 
-def test_two_piece_databases_equal_brute_force():
-    values = check_databases_equal_brute_force(2)
+def test_two_piece_databases_equal_brute_force(tmp_path):
+    values = check_databases_equal_brute_force(2, tmp_path)
     assert (values % 2 == 0).any() and (values % 2 == 1).any() and (values == 0).any()
 
 
 @pytest.mark.slow
-def test_three_piece_databases_equal_brute_force():
-    check_databases_equal_brute_force(3)
+def test_three_piece_databases_equal_brute_force(tmp_path):
+    check_databases_equal_brute_force(3, tmp_path)
 
 
 TWO_KINGS = json.dumps({"turn": "white", "black": {"men": [], "kings": [1]},
