@@ -215,6 +215,11 @@ class OutcomeTable:
                 or self.table.dtype != np.uint16:
             raise OutcomeTableError(f"{self.path}: values are not laid out over the slices "
                                     f"of {self.game.describe()}: solve again")
+        said = {k: getattr(self.header, k) for k in ("positions", "wins", "losses", "draws",
+                                                      "longest")}
+        if _figures(self.table) != said:
+            raise OutcomeTableError(f"{self.path}: its counts of wins, losses, draws and "
+                                    "plies are not those of its values: solve again")
 
     @property
     def layers(self) -> list:

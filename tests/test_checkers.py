@@ -194,6 +194,11 @@ def test_a_damaged_outcome_table_is_refused(tmp_path):
         f["values"][7] = f["values"][7] + 2
     with pytest.raises(OutcomeTableError, match="checksum"):
         OutcomeTable(path)
+    with h5py.File(path, "r+") as f:   # the value put back, a count of the header changed
+        f["values"][7] = f["values"][7] - 2
+        f.attrs["draws"] = int(f.attrs["draws"]) + 1
+    with pytest.raises(OutcomeTableError, match="counts of wins"):
+        OutcomeTable(path)
     with pytest.raises(OutcomeTableError, match="pieces=3"):
         OutcomeTable(tmp_path / "c2.h5", pieces=3)
 
