@@ -474,6 +474,12 @@ class Game:
                                   # whole numbers below 2^53 as one value: see the top)
 
     @property
+    def dice(self) -> bool:
+        """Whether anything is thrown: a game without dice (checkers) has one throw, of
+        probability 1, that nobody sees."""
+        return len(self.throws) > 1
+
+    @property
     def variant(self) -> Variant:
         return Variant(self.name, self.rules, self.pieces)
 

@@ -458,7 +458,7 @@ class Session:
         if self.cube is not None:
             self.frames[-1]["cube"], self.cube_said = self.cube_said, None
         said = f"{self.says(seat, 'throws', 'throw')} {self.throw_text(throw)}" \
-            if len(self.game.throws) > 1 else self.says(seat, "moves", "move")
+            if self.game.dice else self.says(seat, "moves", "move")
         events = [self._event("throw", said, throw=throw, number=self.turn)]
         self.now = step(self.game, self.now, Action(ROLL, throw))
         if self.phase != MOVE:
@@ -472,7 +472,7 @@ class Session:
     def _throw_without_dice(self) -> list[dict]:
         """In a game without dice (one throw: checkers) nobody throws: the turn's moves
         are there at once (the throw's event says whose turn it is)."""
-        if len(self.game.throws) > 1 or self.cube is not None or self.phase != THROW:
+        if self.game.dice or self.cube is not None or self.phase != THROW:
             return []
         return self.roll()
 
@@ -722,7 +722,7 @@ class Session:
                   "thresholds_text": label_ranges(self.labels),
                   "judged": [self._judged(d) for d in mine],
                   "worst": [self._judged(d) for d in worst if d.loss > ERROR_THRESHOLD],
-                  "chances": chances, "without_dice": len(self.game.throws) == 1}
+                  "chances": chances, "without_dice": not self.game.dice}
         if self.cube is None:
             return review
         parts = {}
@@ -743,7 +743,7 @@ class Session:
             played, better = (f"{text} ({outcome_words(s)})"
                               for text, s in zip((played, better), said))
         return {"turn": d.turn, "label": label, "loss_points": float(points),
-                "throw": None if d.throw is None or len(self.game.throws) == 1
+                "throw": None if d.throw is None or not self.game.dice
                 else self.throw_text(d.throw), "played": played, "better": better}
 
     def replay(self) -> list[dict]:

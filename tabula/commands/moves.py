@@ -97,7 +97,7 @@ def run(args):
                 raise PositionError(f"{args.input} line {number}: {err}")
             print(json.dumps(moves_json(game, code, throw, table)))
         return 0
-    if args.throw is None and len(game.throws) == 1:   # a game without dice
+    if args.throw is None and not game.dice:   # the one throw of a game without dice
         args.throw = int(game.throws[0])
     if args.position is None or args.throw is None:
         raise UsageError("give --position and --throw (or --input FILE.jsonl)")
