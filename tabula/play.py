@@ -171,10 +171,8 @@ def _hint(session, console):
         return
     console.say(f"  moves from best to worst ({hint['source']}):")
     for m in hint["moves"]:
-        if "result" in m:   # a win/loss/draw table: the result and the plies to the end
-            console.say(f"  {m['index'] + 1}: {m['text']}: " + (
-                "a draw" if m["result"] == "draw" else
-                f"you {'win' if m['result'] == 'win' else 'lose'} in {m['plies']} plies"))
+        if "said" in m:   # a win/loss/draw table: the result and the plies to the end
+            console.say(f"  {m['index'] + 1}: {m['text']}: {m['said']}")
             continue
         console.say(f"  {m['index'] + 1}: {m['text']}: you win with "
                     f"{100 * m['chance']:.2f}%, loses {m['loss_points']:.2f} points")

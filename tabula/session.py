@@ -248,9 +248,14 @@ def arrangement(game, text: str) -> tuple:
     return game.setup.parse(text)
 
 
-def outcome_words(said: dict) -> str:
-    """A move's result with best play, for the mover: 'a win in 7 plies', 'a draw'."""
-    return "a draw" if said["result"] == "draw" else f"a {said['result']} in {said['plies']} plies"
+def outcome_words(said: dict, person: bool = False) -> str:
+    """A move's result with best play, for the mover: 'a win in 7 plies', 'a draw'; said
+    to the person who moves: 'you win in 7 plies'."""
+    if said["result"] == "draw":
+        return "a draw"
+    if person:
+        return f"you {'win' if said['result'] == 'win' else 'lose'} in {said['plies']} plies"
+    return f"a {said['result']} in {said['plies']} plies"
 
 
 @dataclass
@@ -677,7 +682,8 @@ class Session:
                 "moves": [{"index": i, "text": self.moves[i]["text"],
                            "chance": float(worths[i]),
                            "loss_points": float(100 * (best - worths[i]))}
-                          | ({"result": said[i]["result"], "plies": said[i]["plies"]}
+                          | ({"result": said[i]["result"], "plies": said[i]["plies"],
+                              "said": outcome_words(said[i], person=True)}
                              if said else {}) for i in ranked]}
 
     def _money_hint(self) -> dict:

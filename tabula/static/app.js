@@ -554,13 +554,11 @@ function show(data) {
   const won = s.points ? `${s.points} point${s.points === 1 ? "" : "s"}` : "the game";
   const choose = s.moves.length && s.moves[0].orders ? "tap a ringed checker, or choose a move below" :
     current.layout.moves === "listed" ? "choose a move below" : "choose a ringed piece";
-  if (s.phase === "over" && s.winner === null) {   // drawn by the game's draw rule
-    $("status").textContent = "A draw.";
-    if (data.review) showReview(data.review, data.replay);
-  } else if (s.phase === "over") {
-    $("status").textContent = !hotseat() ? (s.humans.includes(s.winner) ?
-      `You win ${won} (${s.sides[s.winner]}).` : `The computer wins ${won} (${s.sides[s.winner]}).`) :
-      `${s.sides[s.winner]} wins ${won}.`;
+  if (s.phase === "over") {
+    $("status").textContent = s.winner === null ? "A draw." :   // by the game's draw rule
+      !hotseat() ? (s.humans.includes(s.winner) ?
+        `You win ${won} (${s.sides[s.winner]}).` : `The computer wins ${won} (${s.sides[s.winner]}).`) :
+        `${s.sides[s.winner]} wins ${won}.`;
     if (data.review) showReview(data.review, data.replay);
     else if (!current.judge) addLog("No review: neither a table nor a network plays this variant.");
   } else if (s.phase === "take") {
@@ -681,12 +679,10 @@ async function hint() {
     const h = await api("GET", `/api/games/${current.id}/hint`);
     // with the cube: equities (per unit of cube); from a win/loss/draw table: results
     // and the plies to the end; else winning chances
-    const outcomes = h.moves.length && h.moves[0].result !== undefined;
-    const said = (m) => (m.result === "draw" ? "a draw" :
-      `you ${m.result === "win" ? "win" : "lose"} in ${m.plies} plies`);
+    const outcomes = h.moves.length && h.moves[0].said !== undefined;
     const rows = h.moves.map((m, n) => `<tr><td>${n + 1}</td><td>${m.text}</td>` + (h.unit ?
       `<td>${m.equity >= 0 ? "+" : ""}${m.equity.toFixed(3)}</td><td>${m.loss.toFixed(3)}</td>` :
-      outcomes ? `<td>${said(m)}</td>` :
+      outcomes ? `<td>${m.said}</td>` :
       `<td>${(100 * m.chance).toFixed(2)}%</td><td>${m.loss_points.toFixed(2)}</td>`) +
       "</tr>").join("");
     const head = h.unit ? "<th>equity</th><th>less than the best</th>" :
