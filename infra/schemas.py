@@ -118,33 +118,34 @@ class TableAttributes(Variant):
     start_value: Annotated[float, Field(ge=0, le=1)] | None = None
 
 
-class ContactTableAttributes(Variant):
+class SolveAttributes(Variant):
+    """What every money or outcome table's HDF5 attributes hold of its solve."""
+    sha256: Sha256
+    machine: Annotated[dict, BeforeValidator(_json_text)] = {}
+    solve_seconds: Annotated[float, Field(ge=0)]
+
+
+class ContactTableAttributes(SolveAttributes):
     """A contact table's HDF5 attributes (solver/contact_table.py): what it holds and
     what its solve certified."""
     values: Annotated[list[Name], BeforeValidator(_json_text), Field(max_length=64)]
     layers: Annotated[list[tuple[Annotated[int, Field(ge=0)], Annotated[int, Field(ge=0)],
                                  Annotated[int, Field(ge=0)]]],
                       BeforeValidator(_json_text), Field(max_length=256)]
-    sha256: Sha256
-    machine: Annotated[dict, BeforeValidator(_json_text)] = {}
-    solve_seconds: Annotated[float, Field(ge=0)]
     sweeps: Annotated[int, Field(ge=0)]
     tolerance: Annotated[float, Field(ge=0)]
     residual: Annotated[float, Field(ge=0)]
 
 
-class OutcomeTableAttributes(Variant):
+SidePieces = Annotated[int, Field(ge=0, le=12)]   # men or kings of a checkers side
+
+
+class OutcomeTableAttributes(SolveAttributes):
     """An outcome table's HDF5 attributes (solver/outcome_table.py): its slices in the
     order they were solved, with each one's first entry, and what the values hold."""
-    slices: Annotated[list[tuple[Annotated[int, Field(ge=0, le=12)],
-                                 Annotated[int, Field(ge=0, le=12)],
-                                 Annotated[int, Field(ge=0, le=12)],
-                                 Annotated[int, Field(ge=0, le=12)],
+    slices: Annotated[list[tuple[SidePieces, SidePieces, SidePieces, SidePieces,
                                  Annotated[int, Field(ge=0)]]],
                       BeforeValidator(_json_text), Field(max_length=4096)]
-    sha256: Sha256
-    machine: Annotated[dict, BeforeValidator(_json_text)] = {}
-    solve_seconds: Annotated[float, Field(ge=0)]
     positions: Annotated[int, Field(ge=0)]
     wins: Annotated[int, Field(ge=0)]
     losses: Annotated[int, Field(ge=0)]
