@@ -17,16 +17,15 @@ import h5py
 import numpy as np
 
 from tabula.games.game import N_LAYER_IDS, OVER, layer_id
-from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.rng import cumulative
-from tabula.infra.schemas import ContactTableAttributes, check
+from tabula.infra.schemas import ContactTableAttributes
 
 from . import contact
 from .selfplay import play_games
 from .two_sided import cube_equity
 from .race_table import (MoneyTable, RaceTableError, answer_of, arrays_sha256, crc32,
-                         read_dataset, read_header, value_bounds)
+                         read_values_file, value_bounds)
 
 FORMAT = "tabula-contact-table"
 FORMAT_VERSION = 1
@@ -74,16 +73,10 @@ class ContactTable(MoneyTable):
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
                  rules: str | None = None):
         self.path = Path(path)
-        with open_checked(self.path, FORMAT, ContactTableError, "table file",
-                          "a tabula contact table") as (f, self.attrs):
-            self.header = check(ContactTableAttributes, dict(self.attrs),
-                                f"{self.path} has broken attributes", ContactTableError)
-            self.game, names = read_header(self.path, self.attrs, ContactTableError, game,
-                                           pieces, rules)
-            self.table = read_dataset(f, self.path, "values", ContactTableError)
-        if names != list(contact.VALUES):
-            raise ContactTableError(f"{self.path} holds the values {', '.join(names)}, not "
-                                    f"{', '.join(contact.VALUES)}: solve again")
+        self.attrs, self.header, self.game, self.table = read_values_file(
+            self.path, FORMAT, ContactTableError, "a tabula contact table",
+            ContactTableAttributes, contact.VALUES, game, pieces, rules)
+        names = list(contact.VALUES)   # the columns, as the file was checked to hold
         self.offsets = self._offsets(self.header.layers)
         for k, (low, high) in enumerate(zip(*value_bounds(names))):
             column = self.table[:, k]

@@ -28,13 +28,12 @@ from tabula.games.checkers import unpack
 from tabula.games.checkers_rules import MAX_CHAIN, MAX_MOVES, legal_moves, other_view, \
     slice_unrank
 from tabula.games.game import OVER, move_worths
-from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
 from tabula.infra.progress import Progress
-from tabula.infra.schemas import OutcomeTableAttributes, check
+from tabula.infra.schemas import OutcomeTableAttributes
 
 from . import retrograde
-from .race_table import RaceTableError, arrays_sha256, crc32, read_dataset, read_header
+from .race_table import RaceTableError, arrays_sha256, crc32, read_values_file
 
 FORMAT = "tabula-outcome-table"
 FORMAT_VERSION = 1
@@ -201,13 +200,9 @@ class OutcomeTable:
     def __init__(self, path, game: str | None = None, pieces: int | None = None,
                  rules: str | None = None):
         self.path = Path(path)
-        with open_checked(self.path, FORMAT, OutcomeTableError, "table file",
-                          "a tabula outcome table") as (f, self.attrs):
-            self.header = check(OutcomeTableAttributes, dict(self.attrs),
-                                f"{self.path} has broken attributes", OutcomeTableError)
-            self.game, _ = read_header(self.path, self.attrs, OutcomeTableError, game,
-                                       pieces, rules)
-            self.table = read_dataset(f, self.path, "values", OutcomeTableError)
+        self.attrs, self.header, self.game, self.table = read_values_file(
+            self.path, FORMAT, OutcomeTableError, "a tabula outcome table",
+            OutcomeTableAttributes, self.value_names, game, pieces, rules)
         self.base, length = retrograde.layout(self.game.pieces)
         expected = [[*s, int(self.base[retrograde.slice_id(*s)])]
                     for unit in retrograde.units(self.game.pieces) for s in unit]

@@ -25,6 +25,7 @@ from tabula.games.game import move_worths
 from tabula.infra.errors import TabulaError
 from tabula.infra.h5files import open_checked
 from tabula.infra.manifest import missing_fields, stamp
+from tabula.infra.schemas import check
 from tabula.infra.rng import cumulative
 
 from .race_selfplay import play_race_games
@@ -130,6 +131,22 @@ def read_header(path, attrs: dict, error, game=None, pieces=None, rules=None) ->
     if other:
         raise error(f"{path} is a table of {found.describe()}, {other}")
     return found, names
+
+
+def read_values_file(path, file_format: str, error, what: str, schema, value_names,
+                     game=None, pieces=None, rules=None) -> tuple:
+    """(attributes, header, game, values) of a table file of `file_format` with one
+    `values` dataset (contact and outcome tables), its attributes checked by `schema`,
+    made for the game asked for (None: any) and holding `value_names`; `error` says what
+    is wrong, `what` names the kind of file ("a tabula contact table")."""
+    with open_checked(path, file_format, error, "table file", what) as (f, attrs):
+        header = check(schema, dict(attrs), f"{path} has broken attributes", error)
+        found, names = read_header(path, attrs, error, game, pieces, rules)
+        values = read_dataset(f, path, "values", error)
+    if names != list(value_names):
+        raise error(f"{path} holds the values {', '.join(map(str, names))}, not "
+                    f"{', '.join(value_names)}: solve again")
+    return attrs, header, found, values
 
 
 def read_dataset(f, path, name: str, error) -> np.ndarray:

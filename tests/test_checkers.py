@@ -199,6 +199,11 @@ def test_a_damaged_outcome_table_is_refused(tmp_path):
         f.attrs["draws"] = int(f.attrs["draws"]) + 1
     with pytest.raises(OutcomeTableError, match="counts of wins"):
         OutcomeTable(path)
+    with h5py.File(path, "r+") as f:
+        f.attrs["draws"] = int(f.attrs["draws"]) - 1
+        f.attrs["values"] = '["score"]'
+    with pytest.raises(OutcomeTableError, match="holds the values score, not win"):
+        OutcomeTable(path)
     with pytest.raises(OutcomeTableError, match="pieces=3"):
         OutcomeTable(tmp_path / "c2.h5", pieces=3)
 
