@@ -281,14 +281,9 @@ def _extrapolate(values, previous, changes):
 def check_size(game):
     """A SolveError, before any work, where the table would not fit in this machine's
     memory (every position and its tabled moves are held at once)."""
-    from tabula.infra.provenance import machine_memory_bytes
-    from tabula.solver.layered import SolveError
+    from tabula.solver.layered import check_memory
     positions = sum(game.layer_size(a, b) for a, b in game.solved_layers())
-    need, have = positions * BYTES_A_POSITION, machine_memory_bytes()
-    if need > have:
-        raise SolveError(f"{game.describe()} is too large to solve exactly: {positions:,} "
-                         f"positions would need about {need / 2**30:,.0f} GiB of memory "
-                         f"(this machine has {have / 2**30:,.0f})")
+    check_memory(game, positions, positions * BYTES_A_POSITION)
 
 
 def solve_values(game, tol: float = 1e-9, quiet: bool = False,

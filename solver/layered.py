@@ -49,6 +49,17 @@ class SolveError(RuntimeError):
     pass
 
 
+def check_memory(game, positions: int, need: int):
+    """A SolveError, before any work, where a solve of `positions` positions needing
+    `need` bytes at once would not fit in this machine's memory."""
+    from tabula.infra.provenance import machine_memory_bytes
+    have = machine_memory_bytes()
+    if need > have:
+        raise SolveError(f"{game.describe()} is too large to solve exactly: {positions:,} "
+                         f"positions would need about {need / 2**30:,.0f} GiB of memory "
+                         f"(this machine has {have / 2**30:,.0f})")
+
+
 @dataclass
 class UnitResult:
     values: dict                 # (a, b) -> float32 array

@@ -51,11 +51,13 @@ def solve_outcomes(game, out, threads=None, quiet=False) -> dict:
     from tabula.infra.provenance import peak_memory_bytes
     if threads is not None:
         numba.set_num_threads(threads)
+    from .layered import check_memory
+    base, length = retrograde.layout(game.pieces)
+    check_memory(game, length, retrograde.memory_needed(game.pieces))
     out = Path(out)
     partial = out.with_name(out.name + ".partial")
     partial.mkdir(exist_ok=True)
     started = time.time()
-    base, length = retrograde.layout(game.pieces)
     values = np.zeros(length, dtype=np.uint16)
     units = retrograde.units(game.pieces)
     sizes = [sum(retrograde.slice_size(*s) for s in unit) for unit in units]

@@ -68,6 +68,17 @@ def units(pieces: int) -> list[tuple]:
     return found
 
 
+UNIT_BYTES = 14   # a unit's working bytes a position while it is solved (solve_unit)
+
+
+def memory_needed(pieces: int) -> int:
+    """Bytes a solve holds at once: every value (2 bytes), and the largest unit's
+    working arrays."""
+    _, length = layout(pieces)
+    largest = max(sum(int(slice_size(*s)) for s in unit) for unit in units(pieces))
+    return 2 * length + UNIT_BYTES * largest
+
+
 def layout(pieces: int):
     """Where each slice's values start in the database's one array (units one after
     the other, a slice's positions by slice_rank), -1 for slices it has not; and the

@@ -157,6 +157,9 @@ def test_solve_value_moves_and_table_on_the_command_line(tmp_path, capsys):
     status, _, err = run_cli(capsys, "solve", "checkers", "--pieces", "3", "--out",
                              str(tmp_path / "x.h5"), "--tol", "1e-3")
     assert status == 2 and "--tol is not for checkers" in err
+    status, _, err = run_cli(capsys, "solve", "checkers", "--pieces", "8", "--out",
+                             str(tmp_path / "c8.h5"))   # refused before any work
+    assert status == 2 and "too large to solve" in err and not list(tmp_path.glob("c8*"))
 
 
 def test_an_interrupted_solve_resumes_from_its_finished_units(tmp_path, monkeypatch):
