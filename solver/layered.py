@@ -21,7 +21,7 @@ import shutil
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from tabula.solver import hugepages, kernels
 from tabula.solver.settings import SolveSettings
 from tabula.solver.table import layer_crc32, write_table
 from tabula.infra.atomic import write_atomic
+from tabula.infra.cluster import LocalCluster
 from tabula.infra.progress import Progress
 from tabula.infra.provenance import peak_memory_bytes
 
@@ -84,33 +85,44 @@ class SolveProgress(Progress):
     def sweep(self, unit: str, sweep: int, change: float):
         self.update(self.done_positions, note=f"{unit}: sweep {sweep}, change {change:.1e}")
 
-    def unit_done(self, unit: str, positions: int, result: "UnitResult | None"):
+    def unit_done(self, unit: str, positions: int, figures: "dict | None"):
+        """figures: a solved unit's (solve_and_save), None for one found finished."""
         self.done_positions += positions
-        what = ("resumed from checkpoint" if result is None else
-                f"{result.sweeps} full + {result.policy_sweeps} cheap sweeps, residual "
-                f"{result.residual:.1e}, {result.seconds:.1f} s")
+        what = ("resumed from checkpoint" if figures is None else
+                f"{figures['sweeps']} full + {figures['policy_sweeps']} cheap sweeps, "
+                f"residual {figures['residual']:.1e}, {figures['seconds']:.1f} s")
         self.say(f"{unit}: {positions:,} positions, {what}")
         self.update(self.done_positions)
 
 
-def unit_order(game, max_total=None):
-    """Units (L, M) with M the mirror of L, in an order that solves every
-    successor layer (game.successor_layers) before it is needed: fewest pieces in
-    play first, each unit once all the units it reaches are done."""
+def unit_needs(game, max_total=None) -> dict:
+    """Units (L, M), M the mirror of L, each with the units whose layers its moves
+    reach (game.successor_layers), in an order that solves every unit after those:
+    fewest pieces in play first, each unit once all the units it reaches are done."""
     pairs = sorted(((a, b) for a, b in game.solved_layers(max_total) if a >= b),
                    key=lambda p: (p[0] + p[1], p))
     unit_of = {layer: (a, b) for a, b in pairs for layer in ((a, b), (b, a))}
     needs = {p: {unit_of[t] for layer in (p, p[::-1]) for t in game.successor_layers(*layer)
                  if t in unit_of} - {p} for p in pairs}
-    order, done = [], set()
+    order, done = {}, set()
     while len(order) < len(pairs):
         ready = next((p for p in pairs if p not in done and needs[p] <= done), None)
         if ready is None:
             raise SolveError(f"the layers of {game.name} reach each other in a cycle "
                              "(successor_layers): no order solves them one unit at a time")
-        order.append(ready)
+        order[_unit(ready)] = {_unit(p) for p in needs[ready]}
         done.add(ready)
-    return [((a, b), (b, a)) for a, b in order]
+    return order
+
+
+def _unit(pair):
+    a, b = pair
+    return (a, b), (b, a)
+
+
+def unit_order(game, max_total=None):
+    """The units of unit_needs, in its order."""
+    return list(unit_needs(game, max_total))
 
 
 class MoveTable:
@@ -302,7 +314,7 @@ def _sweep_unit(game, L, M, n_pairs, move_table, lower, tol, progress, waves):
     change, residual)."""
     U = hugepages.full(2 * n_pairs, 0.5, np.float64)
     policy = hugepages.empty((n_pairs, 2 * len(game.throws)), np.int32)
-    name = f"layer {L}" + (f"+{M}" if M != L else "")
+    name = _unit_name(L, M)
     sweeps, policy_sweeps = 0, 0
     buffer = kernels.frozen_buffer(waves, n_pairs)
     if game.capabilities.acyclic:
@@ -365,6 +377,14 @@ class Checkpoint:
         else:
             write_atomic(meta_path, json.dumps(meta).encode())
 
+    @classmethod
+    def reader(cls, folder, sizes: dict) -> "Checkpoint":
+        """The checkpoint in `folder` as a unit sees it on any node: its layers read
+        and saved, nothing cleaned up or checked (the solve that opened it did)."""
+        checkpoint = cls.__new__(cls)
+        checkpoint.dir, checkpoint.sizes = Path(folder), sizes
+        return checkpoint
+
     def has(self, layer) -> bool:
         """Whether the layer is there whole: its figures readable, its values of the
         layer's length, finite and with the CRC-32 recorded when they were saved."""
@@ -418,6 +438,66 @@ def _lower_values(game, L, M, checkpoint):
     return flat, lower_offset
 
 
+def _solve_units(game, needs, checkpoint, cluster, progress, settings):
+    """Solve every unit not yet in the checkpoint on `cluster`, each once the units it
+    reaches are done (in this process: one at a time, in unit_needs' order)."""
+    tol, table_budget, unit_solver, threads = settings
+    waiting, running, done = list(needs), {}, set()
+
+    def finished(unit, figures):
+        progress.unit_done(_unit_name(*unit), sum(game.layer_size(*p) for p in set(unit)),
+                           figures)
+        done.add(unit)
+
+    while waiting or running:
+        for unit in list(waiting):
+            if not needs[unit] <= done:   # (read as units finish: in this process, each
+                continue                  # unit is solved before the next is looked at)
+            waiting.remove(unit)
+            if all(checkpoint.has(p) for p in unit):
+                finished(unit, None)
+                continue
+            what = game if cluster.in_process else str(game.variant)
+            future = cluster.submit(solve_and_save, what, *unit, str(checkpoint.dir),
+                                    checkpoint.sizes, tol, table_budget, unit_solver,
+                                    progress if cluster.in_process else None,
+                                    cpus=threads or 1)
+            running[future] = unit
+            if future.done():   # in this process: solved already, before the next
+                finished(running.pop(future), future.result())
+        if running:
+            for future in wait(running, return_when=FIRST_COMPLETED).done:
+                finished(running.pop(future), future.result())
+
+
+def _unit_name(L, M):
+    return f"layer {L}" + (f"+{M}" if M != L else "")
+
+
+def solve_and_save(game, L, M, folder, sizes, tol, table_budget, unit_solver, progress):
+    """Solve the unit (L, M) from the finished layers in the checkpoint `folder` and
+    save its layers there; returns the figures saved. `game`: the Game, or its
+    variant string where the unit runs in another process."""
+    if isinstance(game, str):
+        from tabula.games import parse_variant
+        game = parse_variant(game)
+    checkpoint = Checkpoint.reader(folder, sizes)
+    lower, lower_offset = _lower_values(game, L, M, checkpoint)
+    result = (unit_solver or solve_unit)(game, L, M, lower, lower_offset, tol, progress,
+                                         [game.start], table_budget, checkpoint.dir)
+    del lower
+    figures = {"sweeps": result.sweeps, "policy_sweeps": result.policy_sweeps,
+               "last_change": result.last_change, "residual": result.residual,
+               "seconds": result.seconds, "build_seconds": result.build_seconds,
+               "entries": result.entries}
+    for p in dict.fromkeys((L, M)):
+        extra = ({"start_value": result.exact[game.start]}
+                 if game.layer_of(game.start) == layer_id(*p) else {})
+        checkpoint.save(p, result.values[p], {**extra, **figures,
+                                              "positions": game.layer_size(*p)})
+    return figures
+
+
 def _room_for_table(game, layers, out) -> bool:
     """Whether the disk of `out` holds the table (float32 values) with 1 GiB to spare."""
     table_bytes = 4 * sum(game.layer_size(*p) for p in layers)
@@ -425,15 +505,20 @@ def _room_for_table(game, layers, out) -> bool:
 
 
 def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=False,
-          table_budget=TABLE_BUDGET, unit_solver=None) -> dict:
+          table_budget=TABLE_BUDGET, unit_solver=None, cluster=None) -> dict:
     """Solve `game` into the table file `out`; returns a summary dict.
     table_budget: bytes of tabled moves a unit may hold in memory before they
     go to a file beside the output. unit_solver: what solves each unit, solve_unit's
-    arguments taken (default solve_unit; solver/gpu.py's unit_solver sweeps on a GPU)."""
+    arguments taken (default solve_unit; solver/gpu.py's unit_solver sweeps on a GPU).
+    cluster: where units run (infra/cluster.py; default this process). On Ray, every
+    unit whose successors are done runs at once, as a task of `threads` CPUs (default
+    1), reading and writing finished layers in OUT.partial/, which every node must
+    reach at the same path (a shared folder)."""
     out = Path(out)
-    if threads:
+    if threads and (cluster is None or cluster.in_process):
         numba.set_num_threads(threads)
-    units = unit_order(game, max_total)
+    needs = unit_needs(game, max_total)
+    units = list(needs)
     layers = [layer for unit in units for layer in dict.fromkeys(unit)]
     too_large = [L for L, M in units
                  if game.layer_size(*L) + (game.layer_size(*M) if M != L else 0) >= MAX_INDEX]
@@ -446,28 +531,8 @@ def solve(game, out, tol=SolveSettings.tol, threads=None, max_total=None, quiet=
     checkpoint = Checkpoint(out, meta, {p: game.layer_size(*p) for p in layers})
     progress = SolveProgress(sum(game.layer_size(*p) for p in layers), quiet=quiet)
     t0 = time.time()
-    for L, M in units:
-        unit = list(dict.fromkeys((L, M)))
-        name = f"layer {L}" + (f"+{M}" if M != L else "")
-        positions = sum(game.layer_size(*p) for p in unit)
-        if all(checkpoint.has(p) for p in unit):
-            progress.unit_done(name, positions, None)
-            continue
-        lower, lower_offset = _lower_values(game, L, M, checkpoint)
-        result = (unit_solver or solve_unit)(game, L, M, lower, lower_offset, tol, progress,
-                                             [game.start], table_budget, checkpoint.dir)
-        del lower
-        for p in unit:
-            extra = ({"start_value": result.exact[game.start]}
-                     if game.layer_of(game.start) == layer_id(*p) else {})
-            checkpoint.save(p, result.values[p], {**extra,
-                "sweeps": result.sweeps, "policy_sweeps": result.policy_sweeps,
-                "last_change": result.last_change,
-                "residual": result.residual, "seconds": result.seconds,
-                "build_seconds": result.build_seconds, "entries": result.entries,
-                "positions": game.layer_size(*p)})
-        progress.unit_done(name, positions, result)
-        del result  # the next unit reads what it needs from the checkpoint
+    _solve_units(game, needs, checkpoint, cluster or LocalCluster(), progress,
+                 (tol, table_budget, unit_solver, threads))
     seconds = time.time() - t0
     progress.done(f"{len(layers)} layers")
     stats = {p: checkpoint.stats(p) for p in layers}

@@ -50,7 +50,7 @@ def _solve_layered(game, out, quiet=False, **options):
 
 
 LAYERED = SolutionKind(
-    "layered", table.FORMAT, table.Table, ("tol", "threads", "max_total", "unit_solver"),
+    "layered", table.FORMAT, table.Table, ("tol", "threads", "max_total", "unit_solver", "cluster"),
     _solve_layered, "finished layers are kept in OUT.partial/, run the same command again "
                     "to resume")
 RACE = SolutionKind(

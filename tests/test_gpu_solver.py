@@ -36,7 +36,9 @@ def assert_same_table(made: Table, reference: Table):
         assert abs(made.attrs["start_value"] - reference.attrs["start_value"]) < 1e-9
 
 
-@pytest.mark.parametrize("name,pieces,max_total", [s for s in SMALL if s[:2] != ("senet", 1)])
+# (Ur 3 took 44 s in numba's Python mode and checks nothing Ur 2 and Senet 2 do not)
+@pytest.mark.parametrize("name,pieces,max_total",
+                         [s for s in SMALL if s[:2] not in (("senet", 1), ("ur", 3))])
 def test_the_kernel_logic_gives_the_cpu_solvers_table(tables, tmp_path, name, pieces,
                                                       max_total):
     reference = tables[(name, pieces)]

@@ -5,7 +5,8 @@ from pathlib import Path
 
 from tabula.solver.settings import SolveSettings
 
-from .common import UsageError, add_game_arguments, check_output, game_from_args
+from .common import (UsageError, add_cluster_argument, add_game_arguments, check_output,
+                     cluster_from_args, game_from_args)
 
 
 def add_parser(sub):
@@ -25,7 +26,8 @@ def add_parser(sub):
                    help="stop a layer when no value changes by more than this "
                         f"(default {SolveSettings.tol:g}; games solved by sweeps)")
     p.add_argument("--threads", type=int, default=None,
-                   help="threads for the compiled kernels (default: all cores)")
+                   help="threads for the compiled kernels (default: all cores); with "
+                        "--cluster ray, the CPUs each unit takes on its node (default 1)")
     p.add_argument("--max-total", type=int, default=None, metavar="K",
                    help="solve only layers with at most K pieces in play in total")
     p.add_argument("--one-sided", action="store_true",
@@ -35,6 +37,7 @@ def add_parser(sub):
                    help="where the sweeps run: cpu (default), or cuda, one GPU through "
                         "numba's CUDA target (moves generated on the fly; see "
                         "docs/SOLVER.md)")
+    add_cluster_argument(p)
     p.add_argument("--force", action="store_true", help="overwrite an existing table")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -43,7 +46,7 @@ def add_parser(sub):
 
 # the solve options (solver/solution.py, SolutionKind.options) the flags set
 FLAGS = {"tol": "--tol", "max_total": "--max-total", "one_sided": "--one-sided",
-         "unit_solver": "--device"}
+         "unit_solver": "--device", "cluster": "--cluster"}
 
 
 def run(args):
@@ -54,7 +57,8 @@ def run(args):
     check_output(out, args.force)
     kind = kind_of_game(game)
     given = {"tol": args.tol is not None, "max_total": args.max_total is not None,
-             "one_sided": args.one_sided, "unit_solver": args.device != "cpu"}
+             "one_sided": args.one_sided, "unit_solver": args.device != "cpu",
+             "cluster": args.cluster != "local"}
     refused = [option for option, asked in given.items() if asked and option not in kind.options]
     if refused:
         raise UsageError(f"{FLAGS[refused[0]]} is not for {game.name}: its table is solved by "
@@ -72,9 +76,15 @@ def run(args):
     if args.one_sided:
         options["one_sided"] = True
     if args.device == "cuda":
+        if given["cluster"]:
+            raise UsageError("--device cuda solves on this machine's GPU: it does not go "
+                             "with --cluster")
         options["unit_solver"] = _gpu_unit_solver()
     try:
-        summary = solve_game(game, out, quiet=args.quiet, **options)
+        with cluster_from_args(args) as cluster:
+            if given["cluster"]:
+                options["cluster"] = cluster
+            summary = solve_game(game, out, quiet=args.quiet, **options)
     except KeyboardInterrupt:
         print(f"\ntabula solve: interrupted; {kind.interrupted.replace('OUT', str(out))}",
               file=sys.stderr)

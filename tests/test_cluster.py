@@ -1,0 +1,119 @@
+"""Work on a Ray cluster (infra/cluster.py) gives the bytes a local run gives.
+
+The slow tier starts a real local Ray cluster: a head that runs no tasks and two
+worker nodes of one CPU each, as separate raylets on this machine. The default tier
+needs no Ray at all."""
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from tabula.cli import main
+from tabula.games import parse_variant
+from tabula.infra.cluster import ClusterError, LocalCluster, cluster_address, open_cluster
+from tabula.solver.layered import solve
+from tabula.solver.table import Table
+
+
+def test_cluster_names():
+    assert cluster_address(None) is None and cluster_address("local") is None
+    assert cluster_address("ray") == ""
+    assert cluster_address("ray:auto") == "auto"
+    assert cluster_address("ray:10.0.0.5:6379") == "10.0.0.5:6379"
+    with pytest.raises(ClusterError, match="local, ray"):
+        cluster_address("slurm")
+    assert isinstance(open_cluster("local"), LocalCluster)
+
+
+def test_a_local_unit_runs_at_once_and_keeps_its_error():
+    cluster = LocalCluster()
+    ran = []
+    future = cluster.submit(lambda x: ran.append(x) or x * 2, 21)
+    assert ran == [21] and future.result() == 42
+    failed = cluster.submit(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failed.result()
+
+
+def test_a_bad_cluster_is_one_line(tmp_path, capsys):
+    assert main(["solve", "ur", "--pieces", "1", "--out", str(tmp_path / "t.h5"),
+                 "--cluster", "slurm"]) == 2
+    assert "--cluster must be local, ray" in capsys.readouterr().err
+    assert main(["solve", "bearoff", "--pieces", "2", "--out", str(tmp_path / "b.h5"),
+                 "--cluster", "ray"]) == 2
+    assert "--cluster is not for bearoff" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A head node that runs nothing and two one-CPU worker nodes."""
+    ray = pytest.importorskip("ray")
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    for _ in range(2):
+        cluster.add_node(num_cpus=1)
+    ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False,
+             logging_level="warning")
+    yield cluster
+    ray.shutdown()
+    cluster.shutdown()
+
+
+def same_tables(a, b):
+    """Every layer of the two tables the same bytes, and the same start value."""
+    a, b = Table(a), Table(b)
+    assert a.layers == b.layers
+    for layer in a.layers:
+        assert a.layer(*layer).tobytes() == b.layer(*layer).tobytes(), layer
+    assert a.attrs.get("start_value") == b.attrs.get("start_value")
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+@pytest.mark.parametrize("variant", ["ur(pieces=4)", "senet(pieces=3)",
+                                     "einstein(rules=4x4,pieces=3)"])
+def test_a_solve_on_ray_is_the_local_solve(ray_cluster, tmp_path, variant):
+    game = parse_variant(variant)
+    solve(game, tmp_path / "local.h5", quiet=True)
+    assert main(["solve", variant, "--out", str(tmp_path / "ray.h5"), "--cluster", "ray",
+                 "--quiet"]) == 0
+    same_tables(tmp_path / "local.h5", tmp_path / "ray.h5")
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_node_killed_mid_solve_costs_only_its_unit(ray_cluster, tmp_path):
+    """The only node with CPUs is removed while it solves a unit (its tabled moves are
+    on disk); a new node takes the unit again and the table is the local one's."""
+    game = parse_variant("ur(pieces=4)")
+    solve(game, tmp_path / "local.h5", quiet=True)
+    out = tmp_path / "ray.h5"
+    nodes = list(ray_cluster.worker_nodes)
+    ray_cluster.remove_node(nodes[1])   # one node does the work
+    from tabula.infra.cluster import RayCluster
+    done = []
+    run = threading.Thread(target=lambda: done.append(
+        solve(game, out, quiet=True, cluster=RayCluster(), table_budget=0)))
+    run.start()
+    partial = tmp_path / "ray.h5.partial"
+    deadline = time.time() + 120
+    while not any(partial.glob("moves-*/moves.int32")) or not any(partial.glob("*.npy")):
+        assert time.time() < deadline and run.is_alive(), "no unit got under way"
+        time.sleep(0.05)
+    kept = {path: path.stat().st_mtime_ns for path in partial.glob("*.npy")}
+    ray_cluster.add_node(num_cpus=1)
+    ray_cluster.remove_node(nodes[0])   # kills the unit at work
+    rewritten = set()
+    while run.is_alive() and time.time() < deadline + 300:
+        for path, when in kept.items():   # a finished layer is never solved again
+            try:
+                if path.stat().st_mtime_ns != when:
+                    rewritten.add(path.name)
+            except FileNotFoundError:     # the checkpoint is removed once the table is out
+                pass
+        time.sleep(0.05)
+    run.join(timeout=1)
+    assert done, "the solve did not finish"
+    assert kept and not rewritten
+    same_tables(tmp_path / "local.h5", out)
