@@ -76,6 +76,7 @@ class Played:
     seconds: float
     points: np.ndarray           # what each game's winner scored without the cube: 1, or
                                  # 2 for a gammon and 3 for a backgammon (Game.win_size)
+    turns: np.ndarray            # turns each game lasted
 
     def scores(self, slot: int) -> np.ndarray:
         """What `slot` scored in each game: 1 a win, 1/2 a draw (Game.draw_rule), 0 a loss."""
@@ -89,8 +90,10 @@ class Played:
 
 
 def play(game, players, first, throw_streams, seed, table=None, judged=(), max_turns=100000,
-         progress=None) -> Played:
-    """Play len(first) games; first[g] is the slot that throws first in game g.
+         progress=None, first_game=0) -> Played:
+    """Play len(first) games; first[g] is the slot that throws first in game g, whose
+    players draw from stream PLAYER_STREAM + first_game + g (games numbered across the
+    blocks of a run, eval/blocks.py).
     After every step progress(turns played, estimated turns in all) is called: the
     estimate takes each running game to last as long as the finished ones did on
     average, or as long as it has lasted plus the spread of their lengths (None
@@ -99,8 +102,8 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     n = len(first)
     cum_probs = cumulative(game.probs)
     keys = np.array([stream_key(seed, s) for s in throw_streams], dtype=np.uint64)
-    player_keys = np.array([stream_key(seed, PLAYER_STREAM + g) for g in range(n)],
-                           dtype=np.uint64)
+    player_keys = np.array([stream_key(seed, PLAYER_STREAM + first_game + g)
+                            for g in range(n)], dtype=np.uint64)
     codes = start_positions(game, seed, throw_streams)
     if table is not None:   # a table lacking the start (solved with --max-total) says so
         table.values(np.unique(codes))   # here, rather than judging with missing values
@@ -154,5 +157,5 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
             progress(*_work(turns, ended))
     cat = [np.concatenate(x) if x else np.empty(0) for x in losses]
     return Played(winners, decisions, moves_made, cat[0].astype(np.int64),
-                  cat[1].astype(np.int64), cat[2], time.time() - started, points)
+                  cat[1].astype(np.int64), cat[2], time.time() - started, points, turns)
 

@@ -5,7 +5,9 @@ import numpy as np
 
 from tabula.infra.progress import Progress
 
-from .engine import play
+from tabula.infra.cluster import LocalCluster
+
+from .blocks import play_blocks
 from .players import PlayerError, make_player
 
 ERROR_THRESHOLD = 2e-6   # a decision losing more than this is an error
@@ -36,14 +38,15 @@ def _same_variant(table, *players):
     return game
 
 
-def regret(table, player, games: int, seed: int, quiet=True) -> Regret:
+def regret(table, player, games: int, seed: int, quiet=True, cluster=None) -> Regret:
     """`player` against the perfect player (the table's) over `games` games, first
-    throw alternating."""
+    throw alternating; on `cluster` (infra/cluster.py; default this process)."""
     game = _same_variant(table, player)
     perfect = make_player("perfect", game, table)
     progress = Progress(f"regret {player.spec}", None, "turns", quiet)
-    played = play(game, [player, perfect], np.arange(games) % 2, np.arange(games), seed,
-                  table=table, judged=(0,), progress=progress.update)
+    played = play_blocks(cluster or LocalCluster(), game, [player, perfect],
+                         np.arange(games) % 2, np.arange(games), seed, table=table,
+                         judged=(0,), progress=progress.update)
     progress.done()
     per_game = 100 * played.game_losses(0)
     loss = 100 * played.loss
@@ -64,20 +67,22 @@ def regret(table, player, games: int, seed: int, quiet=True) -> Regret:
     return Regret(summary, per_game, loss)
 
 
-def match(a, b, pairs: int, seed: int, table=None, quiet=True) -> dict:
+def match(a, b, pairs: int, seed: int, table=None, quiet=True, cluster=None) -> dict:
     """Duplicate pairs: in pair k, game 2k has A throw first and game 2k+1 has B throw
     first, both with pair k's throws. A's score is its share of the games won (a draw by
     the game's draw rule counting half), with a 95% interval from the spread of the pair
     scores. In a game with gammons, also
     A's points a game without the cube (a gammon 2, a backgammon 3; B's wins count
     against), with their interval. With a table of a game without them, also A's
-    luck-adjusted score (see `luck_adjusted`), with its own interval."""
+    luck-adjusted score (see `luck_adjusted`), with its own interval. On `cluster`
+    (infra/cluster.py; default this process)."""
     game = _same_variant(table, a, b)
     judging = table is not None and not game.capabilities.has_gammons
     progress = Progress(f"match {a.spec} vs {b.spec}", None, "turns", quiet)
     first = np.tile([0, 1], pairs)
-    played = play(game, [a, b], first, np.repeat(np.arange(pairs), 2), seed, table=table,
-                  judged=(0, 1) if judging else (), progress=progress.update)
+    played = play_blocks(cluster or LocalCluster(), game, [a, b], first,
+                         np.repeat(np.arange(pairs), 2), seed, table=table,
+                         judged=(0, 1) if judging else (), progress=progress.update)
     progress.done()
     pair_scores = played.scores(0).reshape(pairs, 2).mean(axis=1)
     score, low, high = interval95(pair_scores)

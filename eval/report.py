@@ -80,13 +80,16 @@ def measure_of(game) -> Measure:
     return MONEY if game.cube is not None else CHANCE
 
 
-def write_report(table, specs, games, seed, out: Path, quiet=True) -> dict:
+def write_report(table, specs, games, seed, out: Path, quiet=True, cluster=None) -> dict:
     """Measure each player of `specs` (refused before any is played) and write the
-    report into the folder `out`."""
+    report into the folder `out`; games without the cube on `cluster` (default this
+    process)."""
     game, measure = table.game, measure_of(table.game)
     players = [measure.player(spec, game, table) for spec in specs]
     out.mkdir(parents=True, exist_ok=True)
-    results = [measure.result(table, player, games, seed, quiet) for player in players]
+    where = {} if cluster is None else {"cluster": cluster}
+    results = [measure.result(table, player, games, seed, quiet, **where)
+               for player in players]
     measure.plot(results, out)
     names = [short_name(r.summary["player"]) for r in results]
     plot_loss_distribution(names, [r.loss_points for r in results], measure.smallest,

@@ -12,6 +12,7 @@ it runs, so that a run's result does not depend on where its units ran.
 
 Ray is imported only when asked for: the default needs nothing beyond the project.
 """
+import os
 from concurrent.futures import Future
 
 from tabula.infra.errors import TabulaError
@@ -74,7 +75,7 @@ class RayCluster:
         if remote is None:
             remote = self._remote[cpus] = self.ray.remote(_run_unit).options(
                 num_cpus=cpus, max_retries=RETRIES, retry_exceptions=False)
-        return remote.remote(fn, cpus, *args).future()
+        return remote.remote(fn, cpus, os.getcwd(), *args).future()
 
     def nodes(self) -> int:
         return sum(1 for node in self.ray.nodes() if node["Alive"])
@@ -84,10 +85,14 @@ class RayCluster:
             self.ray.shutdown()
 
 
-def _run_unit(fn, cpus, *args):
-    """A unit on a Ray worker, with the compiled kernels' threads set to its CPUs."""
+def _run_unit(fn, cpus, folder, *args):
+    """A unit on a Ray worker, with the compiled kernels' threads set to its CPUs, in
+    the folder the run started in where this node has it (so that the run's relative
+    paths name the same files on a shared folder)."""
     import numba
     numba.set_num_threads(max(1, min(cpus, numba.config.NUMBA_NUM_THREADS)))
+    if os.path.isdir(folder):
+        os.chdir(folder)
     return fn(*args)
 
 

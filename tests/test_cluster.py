@@ -3,6 +3,7 @@
 The slow tier starts a real local Ray cluster: a head that runs no tasks and two
 worker nodes of one CPU each, as separate raylets on this machine. The default tier
 needs no Ray at all."""
+import json
 import threading
 import time
 
@@ -117,3 +118,49 @@ def test_a_node_killed_mid_solve_costs_only_its_unit(ray_cluster, tmp_path):
     assert done, "the solve did not finish"
     assert kept and not rewritten
     same_tables(tmp_path / "local.h5", out)
+
+
+def test_games_cut_in_other_blocks_are_the_same_games(tables, monkeypatch):
+    """Each game's throws and players' choices follow its number in the run, not its
+    block: blocks of 6 games play the games of one block of 2048."""
+    from tabula.eval import blocks
+    from tabula.eval.measures import match, regret
+    from tabula.eval.players import make_player
+    table = tables[("ur", 2)]
+
+    def measured():
+        played = regret(table, make_player("random", table.game), 40, seed=3)
+        result = match(make_player("heuristic", table.game), make_player("random", table.game),
+                       20, seed=4, table=table)
+        return played.per_game_points, played.loss_points, without_times(result)
+    whole = measured()
+    monkeypatch.setattr(blocks, "BLOCK_GAMES", 6)
+    cut = measured()
+    assert whole[0].tobytes() == cut[0].tobytes()
+    # decisions are recorded turn by turn across a block's games: the same, in other order
+    assert np.sort(whole[1]).tobytes() == np.sort(cut[1]).tobytes()
+    assert whole[2] == cut[2]
+
+
+def without_times(summary: dict) -> dict:
+    return {k: v for k, v in summary.items()
+            if "second" not in k and k not in ("seconds", "moves_per_second")}
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_match_and_a_regret_on_ray_are_the_local_ones(ray_cluster, tables, capsys):
+    """Two blocks of games, the table opened again from its path on the workers."""
+    table = tables[("ur", 3)]
+    runs = {}
+    for where in ("local", "ray"):
+        assert main(["eval", "match", "ur", "--pieces", "3", "--table", str(table.path),
+                     "--a", "heuristic", "--b", "expectimax:1", "--pairs", "1100",
+                     "--seed", "7", "--cluster", where, "--json", "--quiet"]) == 0
+        assert main(["eval", "regret", "ur", "--pieces", "3", "--table", str(table.path),
+                     "--player", "random", "--games", "2100", "--seed", "8",
+                     "--cluster", where, "--json", "--quiet"]) == 0
+        runs[where] = [without_times(json.loads(line))
+                       for line in capsys.readouterr().out.splitlines()]
+    assert runs["local"] == runs["ray"]
+    assert runs["local"][0]["games"] == 2200 and runs["local"][1]["games"] == 2100

@@ -4,8 +4,9 @@ from pathlib import Path
 
 from tabula.eval.settings import ReportSettings
 
-from .common import (UsageError, add_game_arguments, add_table_argument, check_output,
-                     game_from_args, open_table, print_json_or_text, seed)
+from .common import (UsageError, add_cluster_argument, add_game_arguments,
+                     add_table_argument, check_output, cluster_from_args, game_from_args,
+                     open_table, print_json_or_text, seed)
 
 PLAYER_HELP = ("player spec: random, heuristic, expectimax:N (N=1..3), perfect, "
                "net:MODEL.onnx, net+search:MODEL.onnx, mcts:SIMS[xL][/Tms][:LEAF] (tree "
@@ -38,6 +39,7 @@ def add_parser(sub):
                         "that any player can be measured (with the cube, players are "
                         "perfect and net:MODEL.onnx)")
     _common(r, games=True)
+    add_cluster_argument(r)
     r.set_defaults(run=run_regret)
 
     m = inner.add_parser("match", help="duplicate match between two players",
@@ -55,6 +57,7 @@ def add_parser(sub):
     m.add_argument("--b", required=True, help=PLAYER_HELP)
     m.add_argument("--pairs", type=int, default=1000, help="duplicate pairs (default 1000)")
     _common(m, games=False)
+    add_cluster_argument(m)
     m.set_defaults(run=run_match)
 
     rep = inner.add_parser("report", help="REPORT.md, results.json and plots for many players",
@@ -69,6 +72,7 @@ def add_parser(sub):
     rep.add_argument("--force", action="store_true",
                      help="replace the report already in --out")
     _common(rep, games=True)
+    add_cluster_argument(rep)
     rep.set_defaults(run=run_report)
 
     ds = inner.add_parser("decision-set", help="write held-out decisions with their exact "
@@ -131,13 +135,16 @@ def run_regret(args):
     ReportSettings.check({"games": args.games}, "--")
     table, game = _table_and_game(args)
     if game.capabilities.draws:
+        _in_process_only(args, "games that may be drawn are scored")
         return _outcome_regret(args, game, table)
     if game.cube is not None and not args.cubeless:
+        _in_process_only(args, "money play with the cube is scored")
         return _race_regret(args, game, table)
     if args.cubeless and game.cube is None:
         raise UsageError(f"--cubeless is for games with the doubling cube, not {game.name}")
-    result = regret(table, make_player(args.player, game, table), args.games, args.seed,
-                    quiet=args.quiet).summary
+    with cluster_from_args(args) as cluster:
+        result = regret(table, make_player(args.player, game, table), args.games,
+                        args.seed, quiet=args.quiet, cluster=cluster).summary
     if args.json:
         print(json.dumps(result))
         return 0
@@ -149,6 +156,11 @@ def run_regret(args):
           f"worst {result['worst_loss_points']:.2f} points; won "
           f"{result['win_rate_vs_perfect']:.1%} against perfect play")
     return 0
+
+
+def _in_process_only(args, what):
+    if args.cluster != "local":
+        raise UsageError(f"--cluster: {what} in this process only, not on a cluster yet")
 
 
 def _outcome_regret(args, game, table):
@@ -187,8 +199,9 @@ def run_match(args):
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
-    result = match(make_player(args.a, game, table), make_player(args.b, game, table),
-                   args.pairs, args.seed, table=table, quiet=args.quiet)
+    with cluster_from_args(args) as cluster:
+        result = match(make_player(args.a, game, table), make_player(args.b, game, table),
+                       args.pairs, args.seed, table=table, quiet=args.quiet, cluster=cluster)
     if args.json:
         print(json.dumps(result))
         return 0
@@ -251,8 +264,12 @@ def run_report(args):
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
-    result = write_report(table, args.players or list(measure_of(game).players), args.games,
-                          args.seed, Path(args.out), quiet=args.quiet)
+    if game.cube is not None:
+        _in_process_only(args, "money play with the cube is scored")
+    with cluster_from_args(args) as cluster:
+        result = write_report(table, args.players or list(measure_of(game).players),
+                              args.games, args.seed, Path(args.out), quiet=args.quiet,
+                              cluster=cluster)
     if args.json:
         print(json.dumps(result))
         return 0
