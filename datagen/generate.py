@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from tabula.infra.batch import unrank_many
+from tabula.infra.cluster import LocalCluster
 from tabula.games.game import layer_id
 from tabula.infra.rng import stream_key, uniform
 from tabula.infra.progress import Progress
@@ -30,31 +31,43 @@ PERFECT_PLAY = SOURCES.index("perfect-play")
 
 
 def self_play(table, games: int, explore: float, seed: int, quiet=False,
-              alternatives=False, first_game=0) -> tuple[np.ndarray, np.ndarray]:
+              alternatives=False, first_game=0, cluster=None) -> tuple[np.ndarray, np.ndarray]:
     """Codes of every position met in games first_game .. first_game + games - 1 (in
     game order), and their source (0 met; 2 the result of a move not chosen, with
-    `alternatives`)."""
-    g = table.game
+    `alternatives`). Chunks of GAMES_PER_CHUNK games run on `cluster` (default this
+    process): a game's play follows from its number, wherever its chunk ran."""
+    cluster = cluster or LocalCluster()
+    what = table if cluster.in_process else str(table.path)
+    firsts = range(first_game, first_game + games, GAMES_PER_CHUNK)
+    arguments = ((what, seed, first, min(GAMES_PER_CHUNK, first_game + games - first),
+                  explore, alternatives) for first in firsts)
     parts, part_kinds = [], []
-    capacity = FIRST_CAPACITY * (g.max_moves if alternatives else 1)
     progress = Progress("self-play" if explore else "perfect play", games, "games",
                         quiet or not games)
-    for first in range(first_game, first_game + games, GAMES_PER_CHUNK):
-        n = min(GAMES_PER_CHUNK, first_game + games - first)
-        while True:   # the solution plays its perfect player (solver/selfplay.py)
-            counts, out, kinds = table.self_play(seed, first, n, explore, alternatives,
-                                                 capacity)
-            if (counts >= 0).all():
-                break
-            capacity *= 4   # a game met more positions than fit: replay the chunk
-        used = np.arange(capacity)[None, :] < counts[:, None]
-        parts.append(out.reshape(n, capacity)[used])
-        part_kinds.append(kinds.reshape(n, capacity)[used])
-        progress.update(first - first_game + n)
+    for first, (codes, kinds) in zip(firsts, cluster.map(self_play_chunk, arguments)):
+        parts.append(codes)
+        part_kinds.append(kinds)
+        progress.update(min(first + GAMES_PER_CHUNK, first_game + games) - first_game)
     progress.done(f"{games:,} games, {sum(len(p) for p in parts):,} positions")
     if not parts:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.uint8)
     return np.concatenate(parts), np.concatenate(part_kinds)
+
+
+def self_play_chunk(table, seed, first, n, explore, alternatives):
+    """The positions met in games first .. first + n - 1 and their sources; `table`
+    a solution, or its path (opened here)."""
+    if isinstance(table, str):
+        from tabula.solver.solution import open_shared
+        table = open_shared(table)
+    capacity = FIRST_CAPACITY * (table.game.max_moves if alternatives else 1)
+    while True:   # the solution plays its perfect player (solver/selfplay.py)
+        counts, out, kinds = table.self_play(seed, first, n, explore, alternatives, capacity)
+        if (counts >= 0).all():
+            break
+        capacity *= 4   # a game met more positions than fit: play the chunk again
+    used = np.arange(capacity)[None, :] < counts[:, None]
+    return out.reshape(n, capacity)[used], kinds.reshape(n, capacity)[used]
 
 
 def uniform_draws(table, n: int, seed: int) -> np.ndarray:
@@ -93,15 +106,18 @@ def split_of(codes, seed, val_frac, test_frac):
 
 def generate(table, out, games: int, explore: float, uniform: int, seed: int,
              val_frac: float, test_frac: float, quiet=False, alternatives=False,
-             perfect_games=0) -> dict:
+             perfect_games=0, cluster=None) -> dict:
     """Generate the set and write it to `out` (via OUT.partial, renamed when whole).
     The perfect_games games are numbered after the exploring ones, so they throw
-    other dice."""
+    other dice. The games are played on `cluster` (default this process); the rest is
+    done here."""
     started = time.time()
     table.values(np.array([table.game.start]))   # a table without values (a one-sided
                                                  # bear-off table) is refused before any work
-    codes_play, kinds_play = self_play(table, games, explore, seed, quiet, alternatives)
-    codes_perfect, _ = self_play(table, perfect_games, 0.0, seed, quiet, first_game=games)
+    codes_play, kinds_play = self_play(table, games, explore, seed, quiet, alternatives,
+                                       cluster=cluster)
+    codes_perfect, _ = self_play(table, perfect_games, 0.0, seed, quiet, first_game=games,
+                                 cluster=cluster)
     codes_play = np.concatenate([codes_play, codes_perfect])
     kinds_play = np.concatenate([kinds_play, np.full(len(codes_perfect), PERFECT_PLAY,
                                                      np.uint8)])

@@ -21,39 +21,35 @@ BLOCK_GAMES = 2048   # games of a block (even: a duplicate pair is never cut in 
 def play_blocks(cluster, game, players, first, throw_streams, seed, table=None, judged=(),
                 progress=None) -> Played:
     """engine.play of len(first) games, block by block on `cluster`; progress(turns
-    played, estimated turns in all) as engine.play calls it."""
+    played, estimated turns in all) as engine.play calls it (on a cluster, as each
+    block ends)."""
     n = len(first)
-    blocks = [(start, min(start + BLOCK_GAMES, n)) for start in range(0, n, BLOCK_GAMES)]
-    finished_turns, parts = 0, []
+    starts = list(range(0, n, BLOCK_GAMES))
+    done_turns = 0
 
-    def block_progress(start, end):
-        if progress is None or not cluster.in_process:
-            return None
-
+    def block_progress(end):
         def report(turns, estimate):   # the blocks still to come taken alike
             if estimate is not None:
-                estimate = (finished_turns + estimate) * n / end
-            progress(finished_turns + turns, estimate)
-        return report
+                estimate = (done_turns + estimate) * n / end
+            progress(done_turns + turns, estimate)
+        return report if progress is not None and cluster.in_process else None
 
     if cluster.in_process:
         made = (game, players, table)
     else:
         made = (str(game.variant), [player.spec for player in players],
                 None if table is None else str(table.path))
-    futures = []
-    for start, end in blocks:
-        futures.append(cluster.submit(play_block, *made, first[start:end],
-                                      throw_streams[start:end], seed, judged, start,
-                                      block_progress(start, end)))
-        if futures[-1].done():
-            finished_turns += int(futures[-1].result().turns.sum())
-    for (start, end), future in zip(blocks, futures):
-        parts.append(future.result())
-        if not cluster.in_process and progress is not None:
-            finished_turns += int(parts[-1].turns.sum())
-            progress(finished_turns, finished_turns * n / end)
-    return merge(parts, [start for start, _ in blocks])
+    arguments = ((*made, first[start:start + BLOCK_GAMES],
+                  throw_streams[start:start + BLOCK_GAMES], seed, judged, start,
+                  block_progress(min(start + BLOCK_GAMES, n))) for start in starts)
+    parts = []
+    for start, part in zip(starts, cluster.map(play_block, arguments)):
+        parts.append(part)
+        done_turns += int(part.turns.sum())
+        if progress is not None:
+            end = min(start + BLOCK_GAMES, n)
+            progress(done_turns, done_turns * n / end if end < n else done_turns)
+    return merge(parts, starts)
 
 
 def play_block(game, players, table, first, throw_streams, seed, judged, first_game,
@@ -62,10 +58,10 @@ def play_block(game, players, table, first, throw_streams, seed, judged, first_g
     variant string, player specs and a table's path (made here)."""
     if isinstance(game, str):
         from tabula.games import parse_variant
-        from tabula.solver.solution import open_solution
+        from tabula.solver.solution import open_shared
         from .players import make_player
         game = parse_variant(game)
-        table = None if table is None else open_solution(table)
+        table = None if table is None else open_shared(table)
         players = [make_player(spec, game, table) for spec in players]
     return play(game, players, first, throw_streams, seed, table=table, judged=judged,
                 progress=progress, first_game=first_game)

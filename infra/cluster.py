@@ -37,6 +37,12 @@ class LocalCluster:
             future.set_exception(err)
         return future
 
+    def map(self, fn, arguments, cpus: int = 1):
+        """fn(*args) for each args of `arguments`, in order, each run when it is
+        asked for (so that the caller reports progress between units)."""
+        for args in arguments:
+            yield fn(*args)
+
     def close(self):
         pass
 
@@ -76,6 +82,12 @@ class RayCluster:
             remote = self._remote[cpus] = self.ray.remote(_run_unit).options(
                 num_cpus=cpus, max_retries=RETRIES, retry_exceptions=False)
         return remote.remote(fn, cpus, os.getcwd(), *args).future()
+
+    def map(self, fn, arguments, cpus: int = 1):
+        """fn(*args) for each args of `arguments`, in order: all submitted at once."""
+        futures = [self.submit(fn, *args, cpus=cpus) for args in arguments]
+        for future in futures:
+            yield future.result()
 
     def nodes(self) -> int:
         return sum(1 for node in self.ray.nodes() if node["Alive"])

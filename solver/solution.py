@@ -24,6 +24,8 @@ policy, eval's perfect player) and decision_worths (every legal move's worth, fo
 decision losses and decision sets). Nothing above the solver reads a solution's arrays
 (tests/test_architecture.py).
 """
+import functools
+import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -96,6 +98,18 @@ def open_solution(path, game: str | None = None, pieces: int | None = None,
     found = file_format(path)
     kind = next((k for k in KINDS if k.format == found), LAYERED)   # LAYERED says what
     return kind.opens(path, game=game, pieces=pieces, rules=rules)  # else it is
+
+
+@functools.lru_cache(maxsize=2)
+def _opened(path: str, stamp: tuple):
+    return open_solution(path)
+
+
+def open_shared(path):
+    """The solved file at `path` as a worker on a cluster opens it: kept open between
+    the units it runs (the same file, not changed since: its size and time)."""
+    info = os.stat(path)
+    return _opened(str(path), (info.st_size, info.st_mtime_ns))
 
 
 def solve_game(game: Game, out, quiet: bool = False, **options) -> dict:

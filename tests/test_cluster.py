@@ -164,3 +164,21 @@ def test_a_match_and_a_regret_on_ray_are_the_local_ones(ray_cluster, tables, cap
                        for line in capsys.readouterr().out.splitlines()]
     assert runs["local"] == runs["ray"]
     assert runs["local"][0]["games"] == 2200 and runs["local"][1]["games"] == 2100
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_datagen_on_ray_is_the_local_one(ray_cluster, tables, tmp_path):
+    """Three chunks of games, the last two perfect-play games on other dice."""
+    import h5py
+    table = tables[("ur", 3)]
+    for where in ("local", "ray"):
+        assert main(["datagen", "ur", "--pieces", "3", "--table", str(table.path), "--out",
+                     str(tmp_path / f"{where}.h5"), "--games", "5000", "--perfect-games",
+                     "3000", "--alternatives", "--uniform", "1000", "--seed", "9",
+                     "--cluster", where, "--quiet"]) == 0
+    with h5py.File(tmp_path / "local.h5") as a, h5py.File(tmp_path / "ray.h5") as b:
+        assert a.attrs["data_sha256"] == b.attrs["data_sha256"]
+        for split in ("train", "val", "test"):
+            for name in ("codes", "values", "source"):
+                assert a[split][name][:].tobytes() == b[split][name][:].tobytes()

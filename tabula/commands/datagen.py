@@ -5,8 +5,8 @@ from pathlib import Path
 
 from tabula.datagen.settings import DatagenSettings as D
 
-from .common import (add_game_arguments, add_table_argument, check_output,
-                     open_table, seed)
+from .common import (add_cluster_argument, add_game_arguments, add_table_argument,
+                     check_output, cluster_from_args, open_table, seed)
 
 
 def add_parser(sub):
@@ -41,6 +41,7 @@ def add_parser(sub):
                    help=f"share of positions held out for validation (default {D.val_frac})")
     p.add_argument("--test-frac", type=float, default=D.test_frac,
                    help=f"share of positions held out for testing (default {D.test_frac})")
+    add_cluster_argument(p)
     p.add_argument("--force", action="store_true", help="overwrite an existing file")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
@@ -56,9 +57,11 @@ def run(args):
     from tabula.datagen.generate import generate
     table = open_table(args)
     try:
-        summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,
-                           args.val_frac, args.test_frac, quiet=args.quiet,
-                           alternatives=args.alternatives, perfect_games=args.perfect_games)
+        with cluster_from_args(args) as cluster:
+            summary = generate(table, out, args.games, args.explore, args.uniform, args.seed,
+                               args.val_frac, args.test_frac, quiet=args.quiet,
+                               alternatives=args.alternatives,
+                               perfect_games=args.perfect_games, cluster=cluster)
     except KeyboardInterrupt:
         Path(str(out) + ".partial").unlink(missing_ok=True)
         print("\ntabula datagen: interrupted; no file written", file=sys.stderr)
