@@ -23,8 +23,21 @@ def play_blocks(cluster, game, players, first, throw_streams, seed, table=None, 
     """engine.play of len(first) games, block by block on `cluster`; progress(turns
     played, estimated turns in all) as engine.play calls it (on a cluster, as each
     block ends)."""
+    if cluster.in_process:
+        made = (game, players, table, judged)
+    else:
+        made = (str(game.variant), [player.spec for player in players],
+                None if table is None else str(table.path), judged)
+    parts = run_blocks(cluster, play_block, made, first, throw_streams, seed, progress)
+    return merge([played for played, in parts], range(0, len(first), BLOCK_GAMES))
+
+
+def run_blocks(cluster, block, made: tuple, first, throw_streams, seed, progress=None):
+    """[block(*made, first, throw_streams, seed, first_game, progress) for each block
+    of BLOCK_GAMES games] on `cluster`; each returns a tuple whose first item is its
+    engine.Played."""
     n = len(first)
-    starts = list(range(0, n, BLOCK_GAMES))
+    starts = range(0, n, BLOCK_GAMES)
     done_turns = 0
 
     def block_progress(end):
@@ -34,26 +47,21 @@ def play_blocks(cluster, game, players, first, throw_streams, seed, table=None, 
             progress(done_turns + turns, estimate)
         return report if progress is not None and cluster.in_process else None
 
-    if cluster.in_process:
-        made = (game, players, table)
-    else:
-        made = (str(game.variant), [player.spec for player in players],
-                None if table is None else str(table.path))
     arguments = ((*made, first[start:start + BLOCK_GAMES],
-                  throw_streams[start:start + BLOCK_GAMES], seed, judged, start,
+                  throw_streams[start:start + BLOCK_GAMES], seed, start,
                   block_progress(min(start + BLOCK_GAMES, n))) for start in starts)
     parts = []
-    for start, part in zip(starts, cluster.map(play_block, arguments)):
+    for start, part in zip(starts, cluster.map(block, arguments)):
         parts.append(part)
-        done_turns += int(part.turns.sum())
+        done_turns += int(part[0].turns.sum())
         if progress is not None:
             end = min(start + BLOCK_GAMES, n)
-            progress(done_turns, done_turns * n / end if end < n else done_turns)
-    return merge(parts, starts)
+            progress(done_turns, done_turns * n / end)
+    return parts
 
 
-def play_block(game, players, table, first, throw_streams, seed, judged, first_game,
-               progress=None) -> Played:
+def play_block(game, players, table, judged, first, throw_streams, seed, first_game,
+               progress=None) -> tuple[Played]:
     """engine.play of one block; `game`, `players` and `table` as objects, or as a
     variant string, player specs and a table's path (made here)."""
     if isinstance(game, str):
@@ -64,7 +72,7 @@ def play_block(game, players, table, first, throw_streams, seed, judged, first_g
         table = None if table is None else open_shared(table)
         players = [make_player(spec, game, table) for spec in players]
     return play(game, players, first, throw_streams, seed, table=table, judged=judged,
-                progress=progress, first_game=first_game)
+                progress=progress, first_game=first_game),
 
 
 def merge(parts: list[Played], starts: list[int]) -> Played:

@@ -14,6 +14,7 @@ Ray is imported only when asked for: the default needs nothing beyond the projec
 """
 import os
 from concurrent.futures import Future
+from contextlib import contextmanager
 
 from tabula.infra.errors import TabulaError
 
@@ -125,3 +126,13 @@ def open_cluster(text: str | None):
     """The cluster `text` names (see cluster_address), connected."""
     address = cluster_address(text)
     return LocalCluster() if address is None else RayCluster(address or None)
+
+
+@contextmanager
+def cluster_named(text: str | None):
+    """The cluster `text` names, connected for a run and closed after it."""
+    cluster = open_cluster(text)
+    try:
+        yield cluster
+    finally:
+        cluster.close()

@@ -26,6 +26,7 @@ from pathlib import Path
 from tabula.eval.players import SearchSpec
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
+from tabula.infra.cluster import ClusterError, cluster_address, cluster_named
 from tabula.infra.errors import TabulaError
 from tabula.infra.settings import MAX_SEED, Settings
 from tabula.infra.schemas import GenerationRecords, read_records
@@ -55,7 +56,7 @@ class DistillSettings(Settings):
 def load_recipe(path) -> dict:
     path = Path(path)
     recipe = read_recipe(path, {"name", "game", "rules", "pieces", "workdir", "table",
-                                "distill", "train"}, "recipe", DistillError)
+                                "cluster", "distill", "train"}, "recipe", DistillError)
     game = get_game(recipe["game"], recipe.get("pieces"), recipe.get("rules"))
     distill, train = recipe.get("distill") or {}, recipe.get("train") or {}
     if not isinstance(distill, dict) or not isinstance(train, dict):
@@ -70,8 +71,13 @@ def load_recipe(path) -> dict:
         teacher_player(game, distill["teacher"])
     name = recipe.get("name", path.stem)
     table = recipe.get("table")
+    try:
+        cluster_address(recipe.get("cluster"))
+    except ClusterError as err:
+        raise DistillError(f"{path}: cluster: {err}") from None
     return {"name": name, "game": game.name, "rules": game.rules, "pieces": game.pieces,
             "workdir": recipe.get("workdir", f"runs/distill/{name}"), "table": table,
+            "cluster": recipe.get("cluster") or "local",
             "distill": {**asdict(DistillSettings()), **distill},
             "train": {**DEFAULTS["train"], **train}}
 
@@ -85,7 +91,14 @@ def teacher_of(recipe: dict, generation: int, work: Path) -> str:
 
 
 def run_distill(recipe: dict, log=print) -> dict:
-    """Teach the recipe's generations that are not done; what each one measured."""
+    """Teach the recipe's generations that are not done; what each one measured. The
+    self-play and the measures run on the recipe's cluster (a generation is the same
+    bytes wherever: infra/cluster.py), the training here."""
+    with cluster_named(recipe["cluster"]) as cluster:
+        return _run_generations(recipe, cluster, log)
+
+
+def _run_generations(recipe: dict, cluster, log) -> dict:
     from tabula.export.onnx_export import export
     from tabula.datagen.search_data import search_data
     from tabula.training.cli import check_before_data
@@ -117,7 +130,7 @@ def run_distill(recipe: dict, log=print) -> dict:
         folder.mkdir(exist_ok=True)
         data = search_data(game, teacher, folder / "data.h5", s["games"],
                            s["seed"] + generation, s["val_frac"], s["test_frac"],
-                           decisions_out=folder / "decisions.h5")
+                           decisions_out=folder / "decisions.h5", cluster=cluster)
         log(f"[gen {generation}] {data['counts']['search_records']:,} positions and "
             f"{data['decision_set']['decisions']:,} decisions taught; training ...")
         run_training(training_config(t, folder, work, generation), folder / "train")
@@ -125,7 +138,7 @@ def run_distill(recipe: dict, log=print) -> dict:
         record = {"stamp": stamp, "teacher": teacher, "records": data["counts"]["search_records"],
                   "seconds": time.time() - started}
         if table is not None:
-            measured = record["regret"] = _regret(table, game, model, s)
+            measured = record["regret"] = _regret(table, game, model, s, cluster)
             low, high = measured["ci95"]
             log(f"[gen {generation}] greedy loss per game {measured['loss_per_game']:.3f} "
                 f"points (95% {low:.3f}..{high:.3f})")
@@ -155,11 +168,11 @@ def _table(recipe, game):
     return open_solution(recipe["table"], game=game.name, pieces=game.pieces, rules=game.rules)
 
 
-def _regret(table, game, model, s) -> dict:
+def _regret(table, game, model, s, cluster) -> dict:
     from tabula.eval.measures import regret
     from tabula.eval.players import make_player
     summary = regret(table, make_player(f"net:{model}", game), s["report_games"],
-                     s["seed"] + 1).summary
+                     s["seed"] + 1, cluster=cluster).summary
     return {"player": "net", "games": s["report_games"],
             "loss_per_game": summary["loss_per_game_points"],
             "ci95": summary["loss_per_game_ci95"], "error_rate": summary["error_rate"]}

@@ -182,3 +182,30 @@ def test_a_datagen_on_ray_is_the_local_one(ray_cluster, tables, tmp_path):
         for split in ("train", "val", "test"):
             for name in ("codes", "values", "source"):
                 assert a[split][name][:].tobytes() == b[split][name][:].tobytes()
+
+
+@pytest.mark.slow
+@pytest.mark.cluster
+def test_a_distill_generation_on_ray_is_the_local_one(ray_cluster, tables, tmp_path):
+    """Self-play of the teacher in two blocks on the workers, its labels, its decisions
+    and the network trained on them: the same bytes as a local generation."""
+    import h5py
+    import yaml
+    from tabula.datagen.datafile import DataFile
+    from tabula.distill import load_recipe, run_distill
+    from tests.test_distill import recipe
+    made = {}
+    for where in ("local", "ray"):
+        folder = tmp_path / where
+        folder.mkdir()
+        path = recipe(folder, tables[("ur", 2)], generations=1, games=2100, sims=4,
+                      teacher="mcts:4:heuristic", report_games=100)
+        loaded = yaml.safe_load(path.read_text())
+        path.write_text(yaml.safe_dump({**loaded, "cluster": where}))
+        summary = run_distill(load_recipe(path), log=lambda line: None)
+        gen = folder / "work" / "gen_0"
+        made[where] = (DataFile(gen / "data.h5").attrs["data_sha256"],
+                       h5py.File(gen / "decisions.h5").attrs["decisions_sha256"],
+                       summary["generations"]["0"]["records"],
+                       summary["generations"]["0"]["regret"])
+    assert made["local"] == made["ray"]

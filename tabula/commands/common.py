@@ -1,7 +1,6 @@
 """What the subcommands share: games, positions, throws, tables, JSON lines."""
 import argparse
 import json
-from contextlib import contextmanager
 
 from tabula.games import (GAMES, PositionError, game_flags, get_game, parse_variant,
                           pieces_help, rules_help)
@@ -171,21 +170,16 @@ def print_json_or_text(args, answer: dict, text: str):
     print(json.dumps(answer) if args.json else text)
 
 
-def add_cluster_argument(parser):
-    parser.add_argument("--cluster", default="local", metavar="WHERE",
-                        help="where the work runs: local (default, this process) or "
+def add_cluster_argument(parser, default="local", where_else=""):
+    parser.add_argument("--cluster", default=default, metavar="WHERE",
+                        help=f"where the work runs{where_else}: local (this process) or "
                              "ray[:ADDRESS], a Ray cluster (ray: one started on this "
                              "machine for the run; ray:auto: the one `ray start` made; "
                              "ray:HOST:PORT). The result is the same bytes wherever its "
                              "units run; docs/CLUSTER.md")
 
 
-@contextmanager
 def cluster_from_args(args):
     """The cluster --cluster names, connected for the command and closed after it."""
-    from tabula.infra.cluster import open_cluster
-    cluster = open_cluster(args.cluster)
-    try:
-        yield cluster
-    finally:
-        cluster.close()
+    from tabula.infra.cluster import cluster_named
+    return cluster_named(args.cluster)

@@ -4,6 +4,9 @@ import json
 import sys
 
 from tabula.distill import load_recipe, run_distill
+from tabula.infra.cluster import cluster_address
+
+from .common import add_cluster_argument
 
 
 def add_parser(sub):
@@ -19,12 +22,17 @@ def add_parser(sub):
                     "measured. Finished generations are kept in WORKDIR/distill.json and "
                     "skipped when run again.")
     p.add_argument("recipe", metavar="RECIPE", help="distillation YAML (configs/distill/)")
+    add_cluster_argument(p, default=None, where_else=" (default: the recipe's cluster:, "
+                                                     "else local)")
     p.add_argument("--json", action="store_true", help="print the generations as JSON")
     p.set_defaults(run=run)
 
 
 def run(args):
     recipe = load_recipe(args.recipe)
+    if args.cluster is not None:   # the recipe's `cluster:` unless the command names one
+        cluster_address(args.cluster)
+        recipe["cluster"] = args.cluster
     if args.json:   # the stages' own lines go to stderr: stdout holds the JSON alone
         with contextlib.redirect_stdout(sys.stderr):
             summary = run_distill(recipe, log=lambda *_: None)
