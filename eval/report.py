@@ -72,6 +72,7 @@ class Measure:
     plot: Callable        # (results, out) -> loss_per_game.png
     smallest: float       # the least loss the loss distribution shows ...
     largest_power: int    # ... and the largest, as a power of ten
+    on_clusters: bool     # whether result takes a cluster= to play its games on
 
 
 def measure_of(game) -> Measure:
@@ -82,12 +83,12 @@ def measure_of(game) -> Measure:
 
 def write_report(table, specs, games, seed, out: Path, quiet=True, cluster=None) -> dict:
     """Measure each player of `specs` (refused before any is played) and write the
-    report into the folder `out`; games without the cube on `cluster` (default this
-    process)."""
+    report into the folder `out`; the games on `cluster` where the measure plays them
+    in blocks (not yet money play with the cube), else in this process."""
     game, measure = table.game, measure_of(table.game)
     players = [measure.player(spec, game, table) for spec in specs]
     out.mkdir(parents=True, exist_ok=True)
-    where = {} if cluster is None else {"cluster": cluster}
+    where = {"cluster": cluster} if measure.on_clusters else {}   # else in this process
     results = [measure.result(table, player, games, seed, quiet, **where)
                for player in players]
     measure.plot(results, out)
@@ -206,7 +207,7 @@ CHANCE = Measure(
     "Each player played {games:,} games against the perfect player (first throw "
     "alternating, seed {seed}). For every decision with two or more legal moves the "
     "table gives the loss: the best move's winning chance minus the chosen move's, "
-    "in percentage points. An error is a loss above 2e-6.", _chance_plot, 2e-4, 2)
+    "in percentage points. An error is a loss above 2e-6.", _chance_plot, 2e-4, 2, True)
 MONEY = Measure(
     ("perfect",), money_player, cube_regret,
     "How many points each player gives away: {game.name}, {game.pieces} checkers, money "
@@ -215,4 +216,4 @@ MONEY = Measure(
     "{seed}). The table scores every "
     "decision, in points at the cube value of the moment: checker play by the best "
     "move's equity less the chosen one's, cube decisions (double or not, take or pass) "
-    "likewise. An error is a loss above 1e-6.", _money_plot, 1e-5, 1)
+    "likewise. An error is a loss above 1e-6.", _money_plot, 1e-5, 1, False)

@@ -28,6 +28,7 @@ from tabula.eval.settings import ReportSettings
 from tabula.export.settings import ExportSettings
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
+from tabula.infra.cluster import ClusterError, cluster_address, cluster_named
 from tabula.infra.yamlfile import load_yaml
 from tabula.infra.errors import TabulaError
 from tabula.infra.schemas import StageRecords, read_records
@@ -87,10 +88,15 @@ def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
 
 def load_config(path) -> dict:
     path = Path(path)
-    config = read_recipe(path, {"name", "game", "rules", "pieces", "workdir", *STAGES},
-                         "pipeline config")
+    config = read_recipe(path, {"name", "game", "rules", "pieces", "workdir", "cluster",
+                                *STAGES}, "pipeline config")
     game = get_game(config["game"], config.get("pieces"), config.get("rules"))
+    try:
+        cluster_address(config.get("cluster"))
+    except ClusterError as err:
+        raise PipelineError(f"{path}: cluster: {err}") from None
     merged = {"name": config.get("name", path.stem), "game": game.name,
+              "cluster": config.get("cluster") or "local",
               "rules": game.rules, "pieces": game.pieces,
               "workdir": config.get("workdir", f"runs/pipeline/{config.get('name', path.stem)}")}
     for stage in STAGES:
@@ -162,7 +168,14 @@ def last_training_stage(config: dict) -> str:
 def run_pipeline(config: dict, log=print, table=None) -> dict:
     """Run the stages that are not up to date; return where each result is. `table`: a
     table of the variant solved before, which the solve stage takes instead of
-    solving again."""
+    solving again. The solve, the games of datagen and the report run on the config's
+    cluster where they can (a layered solve; games without the cube), the rest here;
+    where they ran changes no result, so it is not part of any stage's stamp."""
+    with cluster_named(config["cluster"]) as cluster:
+        return _run_stages(config, log, table, cluster)
+
+
+def _run_stages(config, log, table, cluster) -> dict:
     work = Path(config["workdir"])
     work.mkdir(parents=True, exist_ok=True)
     state_path = work / "stages.json"
@@ -190,7 +203,7 @@ def run_pipeline(config: dict, log=print, table=None) -> dict:
         else:
             log(f"[{stage}] running ...")
             started = time.time()
-            actions[stage](game, config, paths, work)
+            actions[stage](game, config, paths, work, cluster)
             state[stage] = {"stamp": stamp, "seconds": time.time() - started}
             for later in STAGES[STAGES.index(stage) + 1:]:
                 state.pop(later, None)
@@ -216,14 +229,17 @@ def _check_training(game, config, paths):
             raise PipelineError(f"{stage}: {err}") from None
 
 
-def _solve(game, config, paths, work):
+def _solve(game, config, paths, work, cluster):
     from tabula.solver.solution import kind_of_game, solve_game
     paths["solve"].unlink(missing_ok=True)
-    settings = {k: v for k, v in config["solve"].items() if k in kind_of_game(game).options}
+    options = kind_of_game(game).options
+    settings = {k: v for k, v in config["solve"].items() if k in options}
+    if "cluster" in options:
+        settings["cluster"] = cluster
     solve_game(game, paths["solve"], **settings)
 
 
-def _take_table(table, game, config, paths, work):
+def _take_table(table, game, config, paths, work, cluster):
     """The solve stage's table, solved before: checked to be of the variant and solved
     at least as tightly as the config asks, then linked (or copied) into the workdir."""
     solved = _table(game, table)
@@ -245,16 +261,17 @@ def _table(game, path):
     return open_solution(path, game=game.name, pieces=game.pieces, rules=game.rules)
 
 
-def _datagen(game, config, paths, work):
+def _datagen(game, config, paths, work, cluster):
     from tabula.datagen.generate import generate
     s = config["datagen"]
     generate(_table(game, paths["solve"]), paths["datagen"], s["games"], s["explore"],
              s["uniform"], s["seed"], s["val_frac"], s["test_frac"],
-             alternatives=s["alternatives"], perfect_games=s["perfect_games"])
+             alternatives=s["alternatives"], perfect_games=s["perfect_games"],
+             cluster=cluster)
 
 
 def _training_stage(stage):
-    def action(game, config, paths, work):
+    def action(game, config, paths, work, cluster):
         run_training(training_config(game, config, stage, paths), work / stage)
     return action
 
@@ -292,12 +309,12 @@ def run_training(train_config, root):
     run(["--config", str(config_path)])
 
 
-def _export(game, config, paths, work):
+def _export(game, config, paths, work, cluster):
     from tabula.export.onnx_export import export
     export(paths[last_training_stage(config)], paths["export"], int8=config["export"]["int8"])
 
 
-def _report(game, config, paths, work):
+def _report(game, config, paths, work, cluster):
     from tabula.eval.report import write_report
     from tabula.export.onnx_export import int8_model_path
     r = config["report"]
@@ -308,7 +325,7 @@ def _report(game, config, paths, work):
     if not config["export"]["int8"]:
         players = [p for p in players if ".int8." not in p]
     write_report(_table(game, paths["solve"]), players, r["games"], r["seed"], work / "report",
-          quiet=False)
+                 quiet=False, cluster=cluster)
     curves = ""
     for stage in training_stages(config):
         curve = work / stage / "version_0" / "learning_curve.png"

@@ -183,3 +183,11 @@ def cluster_from_args(args):
     """The cluster --cluster names, connected for the command and closed after it."""
     from tabula.infra.cluster import cluster_named
     return cluster_named(args.cluster)
+
+
+def cluster_over_recipe(args, recipe: dict):
+    """--cluster, where given, in place of a recipe's or config's `cluster:` key."""
+    if args.cluster is not None:
+        from tabula.infra.cluster import cluster_address
+        cluster_address(args.cluster)
+        recipe["cluster"] = args.cluster

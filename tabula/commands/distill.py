@@ -4,9 +4,8 @@ import json
 import sys
 
 from tabula.distill import load_recipe, run_distill
-from tabula.infra.cluster import cluster_address
 
-from .common import add_cluster_argument
+from .common import add_cluster_argument, cluster_over_recipe
 
 
 def add_parser(sub):
@@ -30,9 +29,7 @@ def add_parser(sub):
 
 def run(args):
     recipe = load_recipe(args.recipe)
-    if args.cluster is not None:   # the recipe's `cluster:` unless the command names one
-        cluster_address(args.cluster)
-        recipe["cluster"] = args.cluster
+    cluster_over_recipe(args, recipe)
     if args.json:   # the stages' own lines go to stderr: stdout holds the JSON alone
         with contextlib.redirect_stdout(sys.stderr):
             summary = run_distill(recipe, log=lambda *_: None)

@@ -6,6 +6,8 @@ from pathlib import Path
 
 from tabula.pipeline import PipelineError, load_config, run_pipeline
 
+from .common import add_cluster_argument, cluster_over_recipe
+
 
 def add_parser(sub):
     p = sub.add_parser(
@@ -23,6 +25,8 @@ def add_parser(sub):
                    help="a table of the config's variant solved before (tabula solve): the "
                         "solve stage takes it instead of solving again, once it is checked "
                         "to be of the variant and solved at least to the config's tolerance")
+    add_cluster_argument(p, default=None, where_else=" (default: the config's cluster:, "
+                                                     "else local)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.set_defaults(run=run)
 
@@ -30,6 +34,7 @@ def add_parser(sub):
 def run(args):
     from tabula.eval.report import summary_table
     config = load_config(args.config)
+    cluster_over_recipe(args, config)
     if args.table is not None and not Path(args.table).is_file():
         raise PipelineError(f"no table {args.table}")
     if args.json:   # the stages' own lines go to stderr: stdout holds the JSON alone
