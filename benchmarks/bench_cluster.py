@@ -19,10 +19,12 @@ and moving results costs. Every pair of runs is checked to be the same bytes:
   distill   one generation of Ur 2 taught by mcts:30:heuristic over 4,096 games
             (the data's and decisions' checksums and the network's regret)
 
-The first local run of each kind compiles what it needs (numba's cache); a warm-up of
-the same work, smaller, runs before it so that neither side pays for compiling.
+The first local run of each kind compiles what it needs (numba's cache) and imports
+what it uses (PyTorch and Lightning for distill); a warm-up of the same work, smaller,
+runs before it so that neither side pays for that.
 """
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -72,6 +74,8 @@ def match_pair(table, cluster):
     from tabula.eval.measures import match
     from tabula.eval.players import make_player
     results, times = [], []
+    match(*(make_player(spec, table.game, table) for spec in ("heuristic", "expectimax:1")),
+          50, 0, table=table)   # warm-up: the players' compiled code
     for where in (None, cluster):
         a, b = (make_player(spec, table.game, table) for spec in ("heuristic", "expectimax:1"))
         seconds, result = timed(lambda: match(a, b, 5000, 1, table=table, cluster=where))
@@ -80,20 +84,22 @@ def match_pair(table, cluster):
     return times, results[0] == results[1]
 
 
-def distill_pair(ur2_path, folder, cluster_name):
+def distill_pair(ur2_path, folder, cluster_name, games=4096, where=None):
     from tabula.datagen.datafile import DataFile
     import h5py
     import yaml
     from tabula.distill import load_recipe, run_distill
     made, times = [], []
-    for where in ("local", cluster_name):
+    folder.mkdir(parents=True, exist_ok=True)
+    for where in where or ("local", cluster_name):
         work = folder / where.replace(":", "_")
+        shutil.rmtree(work, ignore_errors=True)   # a generation found done is not run again
         path = folder / f"{where.replace(':', '_')}.yaml"
         path.write_text(yaml.safe_dump({
             "name": "bench", "game": "ur", "pieces": 2, "workdir": str(work),
             "table": str(ur2_path), "cluster": where,
             "distill": {"generations": 1, "teacher": "mcts:30:heuristic", "sims": 30,
-                        "games": 4096, "report_games": 2000},
+                        "games": games, "report_games": 2000},
             "train": {"model": {"hidden": [64, 64]},
                       "trainer": {"max_epochs": 3, "enable_progress_bar": False,
                                   "enable_model_summary": False}}}))
@@ -104,7 +110,7 @@ def distill_pair(ur2_path, folder, cluster_name):
         made.append((DataFile(gen / "data.h5").attrs["data_sha256"],
                      h5py.File(gen / "decisions.h5").attrs["decisions_sha256"],
                      summary["generations"]["0"]["regret"]))
-    return times, made[0] == made[1]
+    return times, made[0] == made[-1]
 
 
 def start_cluster(nodes: int):
@@ -172,6 +178,7 @@ def measure(args, folder: Path):
             ur2 = folder / "ur2.h5"
             if not ur2.exists():
                 solve(get_game("ur", 2), ur2, quiet=True)
+            distill_pair(ur2, folder / "warm", "ray", games=64, where=("local",))   # imports
             times, same = distill_pair(ur2, folder, "ray")
             row("distill", "ur 2: one generation, 4,096 games of mcts:30:heuristic", times,
                 same)
