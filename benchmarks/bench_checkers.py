@@ -20,12 +20,11 @@ import argparse
 import json
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report, run_script  # noqa: E402
+from benchmarks.common import report, run_script, work_folder  # noqa: E402
 from tabula.games.checkers_rules import configurations  # noqa: E402
 
 VERIFY_SAMPLE = 1_000_000
@@ -71,9 +70,7 @@ def main():
     parser.add_argument("--tables", type=Path, default=None,
                         help="keep the tables here (default: a temporary folder)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        tables = args.tables or Path(scratch)
-        tables.mkdir(parents=True, exist_ok=True)
+    with work_folder(args.tables) as tables:
         rows = [solve(pieces, tables, args.threads) for pieces in args.pieces]
     report("checkers_solve", rows)
     if args.positions:

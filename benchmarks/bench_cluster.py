@@ -26,12 +26,11 @@ runs before it so that neither side pays for that.
 import argparse
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import report, run_script  # noqa: E402
+from benchmarks.common import report, run_script, work_folder  # noqa: E402
 
 SOLVES = ["ur(pieces=5)", "senet(pieces=3)", "einstein(rules=4x4,pieces=3)"]
 
@@ -133,9 +132,7 @@ def main():
     parser.add_argument("--folder", type=Path, default=None,
                         help="where the tables and sets go (default a temporary folder)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as scratch:
-        folder = args.folder or Path(scratch)
-        folder.mkdir(parents=True, exist_ok=True)
+    with work_folder(args.folder) as folder:
         return measure(args, folder)
 
 

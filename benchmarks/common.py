@@ -2,6 +2,8 @@
 how a script runs."""
 import json
 import sys
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 from tabula.infra.provenance import code_version, machine
@@ -14,6 +16,16 @@ def run_script(main) -> None:
     file of the wrong kind) is one line and exit status 2, not a traceback."""
     from tabula.cli import guarded
     sys.exit(guarded(Path(sys.argv[0]).name, main))
+
+
+@contextmanager
+def work_folder(given: Path | None):
+    """The folder a script keeps its files in: `given` (made if missing), else a
+    temporary one, removed after."""
+    with tempfile.TemporaryDirectory() as scratch:
+        folder = given or Path(scratch)
+        folder.mkdir(parents=True, exist_ok=True)
+        yield folder
 
 
 def report(name: str, rows: list[dict], extra: dict | None = None) -> Path:
