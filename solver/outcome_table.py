@@ -12,7 +12,9 @@ File layout (HDF5):
           loses, even: it wins), 0 for a draw; attrs: crc32
 A solve keeps each finished unit in OUT.partial/ (unit-K.npy, and the seconds it took in
 unit-K.seconds) and starts from them when run again; solve_seconds adds up the units'
-own time over every run.
+own time over every run. While it works, every value lives in OUT.partial/values.uint16,
+memory-mapped: what the solve needs in memory is the unit at work and the values its
+moves read (retrograde.memory_needed), not the whole database.
 """
 import json
 import os
@@ -37,6 +39,7 @@ from .race_table import RaceTableError, arrays_sha256, crc32, read_values_file
 
 FORMAT = "tabula-outcome-table"
 FORMAT_VERSION = 1
+VALUES_FILE = "values.uint16"   # the solve's values, memory-mapped, in OUT.partial/
 SPOT_POSITIONS = 100_000   # positions checked against their moves by verify
 
 
@@ -58,7 +61,9 @@ def solve_outcomes(game, out, threads=None, quiet=False) -> dict:
     partial = out.with_name(out.name + ".partial")
     partial.mkdir(exist_ok=True)
     started = time.time()
-    values = np.zeros(length, dtype=np.uint16)
+    # every value waits in a file, memory-mapped: the pages a unit touches are in memory
+    # while it works, and the kernel writes back and drops the others as memory runs short
+    values = np.memmap(partial / VALUES_FILE, dtype=np.uint16, mode="w+", shape=(length,))
     units = retrograde.units(game.pieces)
     sizes = [sum(retrograde.slice_size(*s) for s in unit) for unit in units]
     progress = Progress(f"solve {game.describe()}", sum(sizes), "positions", quiet)
@@ -93,6 +98,7 @@ def solve_outcomes(game, out, threads=None, quiet=False) -> dict:
                         "solve_seconds": unit_seconds, **figures})
         f.create_dataset("values", data=values).attrs["crc32"] = crc32(values)
     os.replace(written, out)
+    del values
     shutil.rmtree(partial)
     return {"game": game.name, "rules": game.rules, "pieces": game.pieces,
             "units": len(units), **figures, "wall_seconds": seconds,

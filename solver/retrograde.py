@@ -68,15 +68,16 @@ def units(pieces: int) -> list[tuple]:
     return found
 
 
-UNIT_BYTES = 14   # a unit's working bytes a position while it is solved (solve_unit)
+UNIT_BYTES = 10   # a unit's working bytes a position while it is solved (solve_unit)
+MAX_UNIT = 1 << 32   # positions of a unit (its positions are counted in 32 bits)
 
 
 def memory_needed(pieces: int) -> int:
-    """Bytes a solve holds at once: every value (2 bytes), and the largest unit's
-    working arrays."""
-    _, length = layout(pieces)
+    """Bytes a solve needs in memory at once: the largest unit's working arrays and its
+    own values (2 bytes a position). The other values wait in a memory-mapped file
+    (solver/outcome_table.py), read where the unit's moves lead."""
     largest = max(sum(int(slice_size(*s)) for s in unit) for unit in units(pieces))
-    return 2 * length + UNIT_BYTES * largest
+    return (UNIT_BYTES + 2) * largest
 
 
 def layout(pieces: int):
@@ -195,7 +196,7 @@ def _second_pass(values, base, slices, sizes, first, count, slowest, pending, dr
     largest value fixed."""
     total = sizes[0] + sizes[1]
     out = np.empty((4 * 16, 3), dtype=np.int64)
-    done = np.zeros(total, dtype=np.int64)     # the positions fixed at this depth
+    done = np.zeros(total, dtype=np.uint32)    # the positions fixed at this depth
     value = 1
     most = 0
     latest = 0
@@ -236,6 +237,8 @@ def solve_unit(values, base, unit: tuple) -> int:
     sizes = np.array([slice_size(*unit[0]), slice_size(*unit[1]) if len(unit) > 1 else 0],
                      dtype=np.int64)
     total = int(sizes.sum())
+    if total >= MAX_UNIT:
+        raise ValueError(f"unit {unit} has {total:,} positions, more than {MAX_UNIT:,}")
     first = int(base[slice_id(*unit[0])])
     count = np.zeros(total, dtype=np.uint8)
     slowest = np.zeros(total, dtype=np.uint16)
