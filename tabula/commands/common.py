@@ -170,7 +170,7 @@ def print_json_or_text(args, answer: dict, text: str):
     print(json.dumps(answer) if args.json else text)
 
 
-def add_cluster_argument(parser, default="local", where_else=""):
+def add_cluster_argument(parser, default="local", where_else=" (default local)"):
     parser.add_argument("--cluster", default=default, metavar="WHERE",
                         help=f"where the work runs{where_else}: local (this process) or "
                              "ray[:ADDRESS], a Ray cluster (ray: one started on this "
