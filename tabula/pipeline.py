@@ -78,7 +78,7 @@ def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
     if "game" not in config:
         raise error(f"{path}: give the game (game: ur or game: senet)")
     for key, kind in (("name", str), ("game", str), ("rules", str), ("workdir", str),
-                      ("table", str), ("pieces", int)):   # checked before any work
+                      ("table", str), ("cluster", str), ("pieces", int)):   # before any work
         value = config.get(key)
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
             raise error(f"{path}: {key} must be {'a whole number' if kind is int else 'text'}"

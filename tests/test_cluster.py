@@ -211,3 +211,22 @@ def test_a_distill_generation_on_ray_is_the_local_one(ray_cluster, tables, tmp_p
                        summary["generations"]["0"]["records"],
                        summary["generations"]["0"]["regret"])
     assert made["local"] == made["ray"]
+
+
+def test_a_config_or_recipe_names_its_cluster_or_is_refused(tmp_path):
+    import yaml
+    from tabula.distill import DistillError, load_recipe
+    from tabula.pipeline import PipelineError, load_config
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump({"game": "ur", "pieces": 2, "cluster": "ray:auto"}))
+    assert load_config(path)["cluster"] == "ray:auto"
+    assert load_recipe(path)["cluster"] == "ray:auto"
+    path.write_text(yaml.safe_dump({"game": "ur", "pieces": 2}))
+    assert load_config(path)["cluster"] == "local" == load_recipe(path)["cluster"]
+    path.write_text(yaml.safe_dump({"game": "ur", "pieces": 2, "cluster": "slurm"}))
+    for load, error in ((load_config, PipelineError), (load_recipe, DistillError)):
+        with pytest.raises(error, match="cluster: --cluster must be local, ray"):
+            load(path)
+    path.write_text(yaml.safe_dump({"game": "ur", "pieces": 2, "cluster": 5}))
+    with pytest.raises(PipelineError, match="cluster must be text"):
+        load_config(path)
