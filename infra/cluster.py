@@ -13,6 +13,7 @@ it runs, so that a run's result does not depend on where its units ran.
 Ray is imported only when asked for: the default needs nothing beyond the project.
 """
 import os
+import socket
 from concurrent.futures import Future
 from contextlib import contextmanager
 
@@ -66,6 +67,7 @@ class RayCluster:
         self._remote = {}
         if not ray.is_initialized():
             where = address or "a Ray instance started here"
+            _check_answers(address)
             try:
                 ray.init(address=address, include_dashboard=False, log_to_driver=False,
                          logging_level="warning")
@@ -96,6 +98,19 @@ class RayCluster:
     def close(self):
         if self._started:
             self.ray.shutdown()
+
+
+def _check_answers(address: str | None, seconds: float = 5.0):
+    """A ClusterError at once where nothing answers at a HOST:PORT address (Ray itself
+    would wait minutes for it)."""
+    host, _, port = (address or "").rpartition("://")[2].rpartition(":")
+    if not host or not port.isdigit():
+        return   # none (a Ray started here) or "auto": Ray says at once if none is found
+    try:
+        socket.create_connection((host, int(port)), timeout=seconds).close()
+    except OSError as err:
+        raise ClusterError(f"nothing answers at {address} (the head node's address and "
+                           f"port, as `ray start --head` printed it): {err}") from None
 
 
 def _run_unit(fn, cpus, folder, *args):

@@ -46,6 +46,22 @@ def test_a_bad_cluster_is_one_line(tmp_path, capsys):
     assert "--cluster is not for bearoff" in capsys.readouterr().err
 
 
+def test_a_cluster_that_does_not_answer_is_said_at_once():
+    """Ray would wait minutes for a head node that is not there."""
+    import socket
+    from tabula.infra.cluster import _check_answers
+    with socket.socket() as unused:   # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    started = time.time()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        with pytest.raises(ClusterError, match=f"nothing answers at {address}"):
+            _check_answers(address)
+    assert time.time() - started < 10
+    _check_answers(None)     # a Ray started here, and the one `ray start` made: Ray's to
+    _check_answers("auto")   # find, at once
+
+
 @pytest.fixture(scope="module")
 def ray_cluster():
     """A head node that runs nothing and two one-CPU worker nodes."""
