@@ -28,7 +28,6 @@ class ClusterError(TabulaError):
 
 class LocalCluster:
     """Units run one at a time in this process, as they are submitted."""
-    name = "local"
     in_process = True   # a unit may be handed objects that do not travel (a callback)
 
     def submit(self, fn, *args, cpus: int = 1) -> Future:
@@ -62,10 +61,10 @@ class RayCluster:
         except ImportError:
             raise ClusterError("--cluster ray needs Ray: pip install 'ray>=2.40' (on every "
                                "node; docs/CLUSTER.md)") from None
-        self.ray, self.address = ray, address
-        self.name = "ray" + (f":{address}" if address else "")
+        self.ray = ray
         self._remote = {}
-        if not ray.is_initialized():
+        self._started = not ray.is_initialized()   # (a test or a caller may have started it)
+        if self._started:
             where = address or "a Ray instance started here"
             _check_answers(address)
             try:
@@ -75,9 +74,6 @@ class RayCluster:
                 reason = " ".join(str(err).split())[:300]
                 raise ClusterError(f"cannot reach the Ray cluster at {where}: {reason}") \
                     from None
-            self._started = True
-        else:
-            self._started = False
 
     def submit(self, fn, *args, cpus: int = 1) -> Future:
         remote = self._remote.get(cpus)
@@ -91,9 +87,6 @@ class RayCluster:
         futures = [self.submit(fn, *args, cpus=cpus) for args in arguments]
         for future in futures:
             yield future.result()
-
-    def nodes(self) -> int:
-        return sum(1 for node in self.ray.nodes() if node["Alive"])
 
     def close(self):
         if self._started:

@@ -443,6 +443,7 @@ def _solve_units(game, needs, checkpoint, cluster, progress, settings):
     reaches are done (in this process: one at a time, in unit_needs' order)."""
     tol, table_budget, unit_solver, threads = settings
     waiting, running, done = list(needs), {}, set()
+    what = game if cluster.in_process else str(game.variant)   # a Game does not travel
 
     def finished(unit, figures):
         progress.unit_done(_unit_name(*unit), sum(game.layer_size(*p) for p in set(unit)),
@@ -457,7 +458,6 @@ def _solve_units(game, needs, checkpoint, cluster, progress, settings):
             if all(checkpoint.has(p) for p in unit):
                 finished(unit, None)
                 continue
-            what = game if cluster.in_process else str(game.variant)
             future = cluster.submit(solve_and_save, what, *unit, str(checkpoint.dir),
                                     checkpoint.sizes, tol, table_budget, unit_solver,
                                     progress if cluster.in_process else None,

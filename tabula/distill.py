@@ -26,7 +26,7 @@ from pathlib import Path
 from tabula.eval.players import SearchSpec
 from tabula.games import get_game
 from tabula.infra.atomic import write_atomic
-from tabula.infra.cluster import ClusterError, cluster_address, cluster_named
+from tabula.infra.cluster import cluster_named
 from tabula.infra.errors import TabulaError
 from tabula.infra.settings import MAX_SEED, Settings
 from tabula.infra.schemas import GenerationRecords, read_records
@@ -71,10 +71,6 @@ def load_recipe(path) -> dict:
         teacher_player(game, distill["teacher"])
     name = recipe.get("name", path.stem)
     table = recipe.get("table")
-    try:
-        cluster_address(recipe.get("cluster"))
-    except ClusterError as err:
-        raise DistillError(f"{path}: cluster: {err}") from None
     return {"name": name, "game": game.name, "rules": game.rules, "pieces": game.pieces,
             "workdir": recipe.get("workdir", f"runs/distill/{name}"), "table": table,
             "cluster": recipe.get("cluster") or "local",

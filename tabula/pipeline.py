@@ -59,7 +59,8 @@ class PipelineError(TabulaError):
 
 def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
     """The YAML mapping at `path` (a pipeline config or a distillation recipe): UTF-8,
-    valid YAML, a mapping of the `allowed` keys naming the game; else one line."""
+    valid YAML, a mapping of the `allowed` keys naming the game (and where work runs, a
+    cluster infra/cluster.py reads); else one line."""
     path = Path(path)
     if not path.is_file():
         raise error(f"no {what} {path}")
@@ -83,6 +84,10 @@ def read_recipe(path, allowed: set, what: str, error=PipelineError) -> dict:
         if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
             raise error(f"{path}: {key} must be {'a whole number' if kind is int else 'text'}"
                         f", not {str(value)[:40]!r}")
+    try:
+        cluster_address(config.get("cluster"))
+    except ClusterError as err:
+        raise error(f"{path}: cluster: {err}") from None
     return config
 
 
@@ -91,10 +96,6 @@ def load_config(path) -> dict:
     config = read_recipe(path, {"name", "game", "rules", "pieces", "workdir", "cluster",
                                 *STAGES}, "pipeline config")
     game = get_game(config["game"], config.get("pieces"), config.get("rules"))
-    try:
-        cluster_address(config.get("cluster"))
-    except ClusterError as err:
-        raise PipelineError(f"{path}: cluster: {err}") from None
     merged = {"name": config.get("name", path.stem), "game": game.name,
               "cluster": config.get("cluster") or "local",
               "rules": game.rules, "pieces": game.pieces,

@@ -264,7 +264,7 @@ def run_report(args):
     if out.exists() and not out.is_dir():
         raise UsageError(f"{out} is a file, not a folder for the report")
     table, game = _table_and_game(args)
-    if game.cube is not None:
+    if not measure_of(game).on_clusters:
         _in_process_only(args, "money play with the cube is scored")
     with cluster_from_args(args) as cluster:
         result = write_report(table, args.players or list(measure_of(game).players),
