@@ -13,7 +13,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.datagen.generate import self_play  # noqa: E402
-from tabula.eval.engine import _throw_and_move  # noqa: E402
+from tabula.eval.engine import throw_and_move  # noqa: E402
 from tabula.infra.rng import cumulative  # noqa: E402
 from tabula.eval.measures import regret  # noqa: E402
 from tabula.eval.players import make_player  # noqa: E402
@@ -48,7 +48,7 @@ def _perfect_choices(game, table, n=2_000_000):
     """The perfect player's choice alone, on a batch of n decisions of self-play."""
     codes = self_play(table, n // 150, 0.3, 5, quiet=True)[0][:n]
     rng = np.random.default_rng(0)
-    _, counts, next_codes, infos = _throw_and_move(
+    _, counts, next_codes, infos = throw_and_move(
         game.moves, game.throws, cumulative(game.probs), game.max_moves, codes,
         rng.integers(0, 2**63, len(codes)).astype(np.uint64), np.zeros(len(codes), np.int64))
     keep = counts >= 2

@@ -22,7 +22,9 @@ PLAYER_STREAM = 1 << 60   # streams of the players' random numbers
 
 
 @njit(parallel=True, cache=True)
-def _throw_and_move(moves, throws, cum_probs, max_moves, codes, keys, turns):
+def throw_and_move(moves, throws, cum_probs, max_moves, codes, keys, turns):
+    """Each game's throw (from its stream `keys`, counter `turns`) and its legal moves
+    in decision form (eval/search.py)."""
     n = len(codes)
     thrown = np.empty(n, dtype=np.int64)
     counts = np.empty(n, dtype=np.int64)
@@ -120,7 +122,7 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
     while len(active):
         if turns[active].max() >= max_turns:
             raise RuntimeError(f"a game ran past {max_turns} turns")
-        thrown, counts, next_codes, infos = _throw_and_move(
+        thrown, counts, next_codes, infos = throw_and_move(
             game.moves, game.throws, cum_probs, game.max_moves, codes[active], keys[active],
             turns[active])
         turns[active] += 1

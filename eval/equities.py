@@ -12,7 +12,11 @@ of the cube's access.
 import numpy as np
 
 from tabula.games.cube import FLIP, UNAVAILABLE
+from tabula.games.game import OVER
+from tabula.solver.contact import VALUES, cubeless_equity
 from tabula.solver.two_sided import cube_equity, doubles, takes
+
+CHANCES = VALUES[:5]   # a contact table's cubeless chances (solver/contact.py)
 
 TIE = 1e-6       # equities this close are the same decision
 
@@ -33,6 +37,13 @@ class Equities:
     def chance(self):
         """The cubeless winning chance."""
         return self.v[:, self.col["win"]]
+
+    def cubeless(self):
+        """The cubeless equity: gammons and backgammons counted where the values give
+        their chances (a contact table's or network's), else 2 p - 1."""
+        if "lose_backgammon" not in self.col:
+            return 2 * self.chance() - 1
+        return cubeless_equity(*(self.v[:, self.col[name]] for name in CHANCES))
 
     def with_cube(self, state):
         """The equity with the cube action taken well, for the player on roll."""
@@ -59,6 +70,24 @@ def move_equities(equities_of, next_codes, overs, state, win_points):
     if live.any():
         out[live] = -equities_of(np.asarray(next_codes)[live]).with_cube(FLIP[state])
     return out
+
+
+def cubeless_chooser(game, cubeless_of):
+    """A player's choose (eval/players.py) that plays each decision's move of best
+    cubeless equity: a move that wins is worth the points it wins, any other minus
+    the opponent's cubeless equity there; cubeless_of: codes -> the cubeless equity of
+    the side on roll (the first of equals is chosen)."""
+    def choose(codes, counts, next_codes, infos, rand, seconds=None):
+        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+        over = (infos & OVER) != 0
+        worth = np.full(next_codes.shape, -np.inf)
+        need = live & ~over
+        if need.any():
+            worth[need] = -np.asarray(cubeless_of(next_codes[need]), dtype=np.float64)
+        for i, j in zip(*np.nonzero(live & over)):
+            worth[i, j] = game.win_size(codes[i])
+        return np.argmax(worth, axis=1)
+    return choose
 
 
 def double_loss(nd, unavailable, doubled: bool) -> float:

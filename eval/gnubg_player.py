@@ -12,9 +12,10 @@ backgammon); for others the spec is refused.
 """
 import numpy as np
 
-from tabula.games.game import OVER
 from tabula.infra.errors import TabulaError
 from tabula.solver.contact import cubeless_equity
+
+from .equities import cubeless_chooser
 
 MAX_PLIES = 2
 
@@ -51,15 +52,4 @@ def gnubg_evaluator(game, plies: int):
 def gnubg_player(spec: str, game, plies: int):
     """The player `spec` (gnubg:PLIES)."""
     from .players import Player
-    equities = gnubg_evaluator(game, plies)
-
-    def choose(codes, counts, next_codes, infos, rand, seconds=None):
-        chosen = np.zeros(len(counts), dtype=np.int64)
-        for i, n in enumerate(counts):
-            over = (infos[i, :n] & OVER) != 0
-            worth = np.full(n, float(game.win_size(codes[i])))
-            if not over.all():
-                worth[~over] = -equities(next_codes[i, :n][~over])
-            chosen[i] = int(np.argmax(worth))
-        return chosen
-    return Player(spec, game, choose)
+    return Player(spec, game, cubeless_chooser(game, gnubg_evaluator(game, plies)))

@@ -7,7 +7,8 @@ index of its chosen move for each. Specs, as typed on the command line:
   heuristic            the best afterstate by the hand-made evaluation
   expectimax:N         N throws of expectimax over the heuristic (N = 1, 2, 3)
   perfect              the best move by the table (needs a table)
-  net:MODEL.onnx       the best afterstate by the network
+  net:MODEL.onnx       the best afterstate by the network (by cubeless equity where
+                       it gives gammons' chances: backgammon's contact networks)
   net+search:MODEL.onnx  one throw of expectimax over the network
   mcts:SIMS[xL][/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py);
                        LEAF: playout (the default), heuristic, or MODEL.onnx, the
@@ -30,7 +31,7 @@ from tabula.infra.numbers import whole_number
 from tabula.infra.batch import evaluate_many
 from tabula.runtime.model_file import OnnxValueModel
 
-from .equities import Equities, move_equities
+from .equities import Equities, cubeless_chooser, move_equities
 from .search import decision_worths, first_best
 
 
@@ -119,11 +120,16 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
         model = _model(game, arg, model)
-        player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
-                               1 if kind == "net+search" else 0)
+        def equities(codes):
+            return Equities(model.predict(codes), model.value_names)
+        if kind == "net" and "lose_backgammon" in model.value_names:   # points, not wins
+            player = Player(spec, game, cubeless_chooser(game, lambda c: equities(c).cubeless()))
+        else:
+            player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
+                                   1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
         if kind == "net":
-            player.equities = lambda c: Equities(model.predict(c), model.value_names)
+            player.equities = equities
         return player
     if kind == "mcts":
         return mcts_player(spec, game, SearchSpec.parse(arg), model)

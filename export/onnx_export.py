@@ -23,7 +23,8 @@ from tabula.runtime.sampling import uniform_positions
 from tabula.infra.manifest import sha256_file, stamp
 from tabula.solver.values import value_ranges
 
-from tabula.runtime.model_file import (FORMAT, FORMAT_VERSION, OnnxValueModel, model_metadata,
+from tabula.runtime.model_file import (FORMAT, FORMAT_VERSION, OnnxValueModel, input_shape,
+                                      model_input, model_metadata,
                                       output_spec)
 from .quantize import mean_inputs, quantize_weights
 
@@ -90,7 +91,7 @@ def export(checkpoint, out, int8=False, quiet=False) -> dict:
     codes = uniform_positions(game, PARITY_POSITIONS, seed=12345)
     with torch.no_grad():
         reference = model(torch.from_numpy(codes)).double().numpy()
-    example = torch.from_numpy(codes[:16])
+    example = torch.from_numpy(model_input(codes[:16]))
     int8_path = int8_model_path(out)
     finals = written_paths(out, int8)
     partial = {path: path.with_name(path.name + ".partial") for path in finals}
@@ -119,7 +120,7 @@ def _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path
     manifest (as .partial too); returns what was written, by precision."""
     common = {**stamp(FORMAT, FORMAT_VERSION, game), "parameters": net.parameter_count(),
               "hidden": list(net.hparams.hidden), "activation": net.hparams.activation,
-              "input": {"name": INPUT_NAME, "dtype": "int64", "shape": ["batch"],
+              "input": {"name": INPUT_NAME, "dtype": "int64", "shape": input_shape(game),
                         "description": "packed position codes, seen by the player about "
                                        "to throw; features are computed inside the graph",
                         "code_layout": game.presentation.code_layout,

@@ -276,19 +276,27 @@ def _counts(keys):
     bits = keys.unsqueeze(1).bitwise_right_shift(
         keys.new_tensor(list(range(40)))).bitwise_and(1)
     places = (1 - bits).cumsum(dim=1) - (1 - bits)        # the place index of each bit
-    counts = keys.new_zeros((len(keys), BAR + 1))
+    counts = bits[:, :BAR + 1] * 0   # zeros; not new_zeros(len(keys)): export keeps n free
     counts.scatter_add_(1, places.clamp(max=BAR), bits)
     return counts[:, :BAR]
 
 
+def side_keys(codes):
+    """The mover's and the opponent's keys of a batch of codes: torch complex128 (n,),
+    or int64 (n, 2) as a model file takes them (runtime/model_file.py: model_input)."""
+    if codes.is_complex():
+        return codes.real.long(), codes.imag.long()
+    return codes[:, 0].contiguous(), codes[:, 1].contiguous()
+
+
 def features(codes, pieces: int = CHECKERS):
-    """Network input of a batch of codes (torch complex128): for each side (mover
-    first), for each of its 24 points whether it holds at least 1, 2 and 3 checkers and
+    """Network input of a batch of codes (side_keys): for each side (mover first), for
+    each of its 24 points whether it holds at least 1, 2 and 3 checkers and
     (count - 3) / 2 beyond that (TD-Gammon's units), its checkers on the bar / 2, borne
     off / 15, and pips to go / 100: 2 * (4 * 24 + 3) inputs."""
     parts = []
-    for part in (codes.real, codes.imag):
-        counts = _counts(part.long())
+    for part in side_keys(codes):
+        counts = _counts(part)
         points = counts[:, :POINTS].float()
         parts += [(points >= 1).float(), (points >= 2).float(), (points >= 3).float(),
                   (points - 3).clamp(min=0) / 2,

@@ -42,6 +42,20 @@ def output_spec(game) -> dict:
             RACE_OUTPUT_MEANING}
 
 
+def model_input(codes) -> np.ndarray:
+    """Codes as a model file takes them: int64 [batch]; a game whose codes are complex
+    numbers (standard backgammon: two 40-bit side keys) as int64 [batch, 2], the two
+    parts side by side."""
+    codes = np.asarray(codes)
+    if np.iscomplexobj(codes):
+        codes = np.stack([codes.real, codes.imag], axis=-1)
+    return np.ascontiguousarray(codes, dtype=np.int64)
+
+
+def input_shape(game) -> list:
+    return ["batch", 2] if np.dtype(game.code_dtype).kind == "c" else ["batch"]
+
+
 class ModelError(TabulaError):
     """A model file that is missing, unreadable or made for another game."""
 
@@ -51,8 +65,9 @@ def model_metadata(game) -> dict:
     file alone says what it plays and how to feed it."""
     return {"tabula.format": FORMAT, "tabula.format_version": str(FORMAT_VERSION),
             "tabula.game": game.name, "tabula.rules": game.rules,
-            "tabula.pieces": str(game.pieces), "tabula.input": "codes: int64 [batch], packed "
-            "positions seen by the player about to throw",
+            "tabula.pieces": str(game.pieces), "tabula.input": f"codes: int64 "
+            f"[{', '.join(map(str, input_shape(game)))}], packed positions seen by the "
+            "player about to throw",
             "tabula.code_layout": game.presentation.code_layout,
             "tabula.features": game.encoding.doc(),
             "tabula.output": _output_text(output_spec(game))}
@@ -160,7 +175,7 @@ class OnnxValueModel:
         return None
 
     def predict(self, codes) -> np.ndarray:
-        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        codes = model_input(codes)
         if len(codes) == 0:
             return np.empty(0)
         return self.session.run(None, {self.input: codes})[0].astype(np.float64)

@@ -43,6 +43,8 @@ BYTES_A_POSITION = 740   # a solve's peak memory a position (hypergammon 3: 5.46
 VALUES = ("win", "win_gammon", "win_backgammon", "lose_gammon", "lose_backgammon",
           "centered", "owned", "unavailable", "centered_jacoby")
 CENTERED, OWNED, UNAVAILABLE, JACOBY = 5, 6, 7, 8
+BEST_CUBELESS = 9    # better_move's room for the best cubeless equity of a roll
+BEST_ROOM = 10
 MAX_SWEEPS = 10_000
 TIE = 1e-12          # cubeless equities closer than this are equal
 EXTRAPOLATE_EVERY = 5    # sweeps between extrapolations (_extrapolate)
@@ -178,6 +180,27 @@ def cubeless_equity(win, wg, wbg, lg, lbg):
 
 
 @njit(cache=True)
+def won_values(size, out):
+    """out = the mover's nine values after a move that wins `size` points a unit of
+    cube (a gammon counts single under the Jacoby rule, the cube centred)."""
+    out[0], out[1], out[2], out[3], out[4] = won_chances(size)
+    out[CENTERED] = out[OWNED] = out[UNAVAILABLE] = float(size)
+    out[JACOBY] = 1.0
+
+
+@njit(cache=True)
+def turned_values(v, out):
+    """out = the mover's nine values after a move to a position whose values, for the
+    opponent on roll there, are v: the chances turned round, and each cube state's
+    equity after the opponent's cube action there (cube_equity), negated."""
+    out[0], out[1], out[2], out[3], out[4] = turned_chances(v)
+    out[OWNED] = -v[UNAVAILABLE]
+    out[CENTERED] = -cube_equity(v[CENTERED], v[UNAVAILABLE])
+    out[UNAVAILABLE] = -cube_equity(v[OWNED], v[UNAVAILABLE])
+    out[JACOBY] = -cube_equity(v[JACOBY], v[UNAVAILABLE])
+
+
+@njit(cache=True)
 def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_codes,
                        infos, n):
     """The cubeless perfect player, as solver/selfplay.py's games ask a chooser: the
@@ -201,45 +224,46 @@ def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_
 def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
     """out = the values of the position whose moves are row i of the table (firsts,
     counts, targets), from its successors' (the Bellman operator); best: room for
-    one roll's best values (9).
+    one roll's best (BEST_ROOM: better_move), then one move's nine values.
     passed: -1, or the number of position i's mirror to read a blocked roll as
     makehyper does (each value of the opponent's same cube state, negated, with no
     double of theirs), for the comparison with it alone."""
     n_throws = len(probs)
     out[:] = 0.0
     end = firsts[i]
+    move = best[BEST_ROOM:]
     for t in range(n_throws):
         begin, end = end, end + counts[i, t]
-        best_cubeless = -np.inf
-        best[CENTERED:] = -np.inf
+        best[:BEST_ROOM] = -np.inf
         for s in range(begin, end):
             k = targets[s]
             if k < 0:                        # the move wins: -k points a unit of cube
-                size = -k
-                win, wg, wbg, lg, lbg = won_chances(size)
-                centered = owned = unavailable = float(size)
-                jacoby = 1.0
+                won_values(-k, move)
+            elif k == passed:
+                turned_values(values[k], move)
+                move[CENTERED:] = -values[k, CENTERED:]
             else:                            # the opponent is on roll in position k
-                v = values[k]
-                win, wg, wbg, lg, lbg = turned_chances(v)
-                if k == passed:
-                    centered, owned = -v[CENTERED], -v[OWNED]
-                    unavailable, jacoby = -v[UNAVAILABLE], -v[JACOBY]
-                else:
-                    owned = -v[UNAVAILABLE]
-                    centered = -cube_equity(v[CENTERED], v[UNAVAILABLE])
-                    unavailable = -cube_equity(v[OWNED], v[UNAVAILABLE])
-                    jacoby = -cube_equity(v[JACOBY], v[UNAVAILABLE])
-            cubeless = cubeless_equity(win, wg, wbg, lg, lbg)
-            if better_cubeless(cubeless, win, best_cubeless, best[0]):
-                best_cubeless = max(cubeless, best_cubeless)
-                best[0], best[1], best[2], best[3], best[4] = win, wg, wbg, lg, lbg
-            best[CENTERED] = max(best[CENTERED], centered)
-            best[OWNED] = max(best[OWNED], owned)
-            best[UNAVAILABLE] = max(best[UNAVAILABLE], unavailable)
-            best[JACOBY] = max(best[JACOBY], jacoby)
+                turned_values(values[k], move)
+            better_move(move, best)
         for q in range(9):
             out[q] += probs[t] * best[q]
+
+
+@njit(cache=True)
+def better_move(move, best):
+    """Fold one move's nine values into the best of a roll so far (BEST_ROOM values,
+    all -inf before the first move): the chances of the cubeless perfect player's
+    choice (better_cubeless), each cube state's best equity, which checker play
+    maximises apart, and the best cubeless equity. Whether the move is the cubeless
+    choice so far."""
+    cubeless = cubeless_equity(move[0], move[1], move[2], move[3], move[4])
+    chosen = better_cubeless(cubeless, move[0], best[BEST_CUBELESS], best[0])
+    if chosen:
+        best[:5] = move[:5]
+        best[BEST_CUBELESS] = max(cubeless, best[BEST_CUBELESS])
+    for q in range(CENTERED, 9):
+        best[q] = max(best[q], move[q])
+    return chosen
 
 
 @njit(parallel=True, cache=True)
@@ -254,7 +278,7 @@ def _sweep(order, firsts, counts, targets, probs, values, write, mirrors):
     changes = np.zeros(n_chunks)
     for c in prange(n_chunks):
         out = np.empty(9)
-        best = np.empty(9)
+        best = np.empty(BEST_ROOM + 9)
         largest = 0.0
         for j in range(c * chunk, min(n, (c + 1) * chunk)):
             i = order[j]
@@ -342,7 +366,7 @@ def spot_residual(game, offsets, values, numbers) -> float:
     """max |T(V) - V| over the positions numbered `numbers` of a solved table."""
     codes = codes_of(game, offsets, numbers)
     firsts, counts, targets = table_moves(game, codes, offsets)
-    out, best = np.empty(len(VALUES)), np.empty(len(VALUES))
+    out, best = np.empty(len(VALUES)), np.empty(BEST_ROOM + len(VALUES))
     worst = 0.0
     for j, number in enumerate(numbers):
         _backup(j, firsts, counts, targets, game.probs, values, out, best, -1)

@@ -11,15 +11,15 @@ from tabula.infra import __version__
 from tabula.infra.errors import OneLineErrors
 from tabula.games import rules_help
 from tabula.commands import (datagen, distill, eval, export, moves, pipeline, play, serve, solve,
-                             table, train, value, verify)
+                             table, td, train, value, verify)
 
 
 class OneLineParser(OneLineErrors, argparse.ArgumentParser):
     """argparse's parser, with tabula's one-line errors."""
 
 
-COMMANDS = [moves, solve, value, table, datagen, train, export, eval, pipeline, distill, play,
-            serve, verify]
+COMMANDS = [moves, solve, value, table, datagen, train, td, export, eval, pipeline, distill,
+            play, serve, verify]
 
 
 def build_parser() -> argparse.ArgumentParser:
