@@ -1,0 +1,72 @@
+"""A standard-backgammon network against GNU Backgammon (issue 62): cubeless matches in
+points a game, and error rates judged by gnubg at 2 plies.
+
+    python benchmarks/bench_backgammon_gnubg.py --model MODEL.onnx [--pairs 1000]
+        [--opponents heuristic gnubg:0] [--judged-pairs 40 --every 3]
+        [--judge-players net gnubg:0 heuristic] [--plies 2]
+
+Matches: `net:MODEL` against each opponent, --pairs duplicate pairs (both orders of the
+same throws; eval/measures.py: match), cubeless, a gammon 2 points and a backgammon 3,
+with the 95% interval from the pairs' spread. Error rates (eval/referee.py): the
+decisions gnubg:0 met in --judged-pairs pairs of games against itself, every --every-th
+of those with two moves or more, each move's result valued by gnubg at --plies plies;
+each player's mEMG a decision (its choice's equity below the best), with its interval.
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.common import report, run_script  # noqa: E402
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", required=True, help="a standard-backgammon network")
+    parser.add_argument("--pairs", type=int, default=1000)
+    parser.add_argument("--opponents", nargs="*", default=["heuristic", "gnubg:0"])
+    parser.add_argument("--judged-pairs", type=int, default=40)
+    parser.add_argument("--every", type=int, default=3)
+    parser.add_argument("--judge-players", nargs="*", default=["net", "gnubg:0", "heuristic"])
+    parser.add_argument("--plies", type=int, default=2)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if min(args.pairs, args.judged_pairs, args.every) < 1 or not 0 <= args.plies <= 2:
+        raise SystemExit("bench_backgammon_gnubg.py: --pairs, --judged-pairs and --every "
+                         "take whole numbers >= 1, --plies 0..2")
+    from tabula.eval import referee
+    from tabula.eval.gnubg_player import gnubg_evaluator
+    from tabula.eval.measures import match
+    from tabula.eval.players import make_player
+    from tabula.games import get_game
+    game = get_game("backgammon", rules="standard")
+    net = make_player(f"net:{args.model}", game)
+    rows = []
+    for opponent in args.opponents:
+        started = time.time()
+        result = match(net, make_player(opponent, game), args.pairs, args.seed)
+        low, high = result["points_a_per_game_ci95"]
+        rows.append({"measure": f"points a game against {opponent}",
+                     "value": round(result["points_a_per_game"], 3),
+                     "ci95": f"{low:+.3f} .. {high:+.3f}", "count": 2 * args.pairs,
+                     "seconds": round(time.time() - started)})
+    started = time.time()
+    decisions = referee.met_in_play(make_player("gnubg:0", game), args.judged_pairs,
+                                    args.seed + 1, args.every)
+    equities = referee.move_equities(game, decisions, gnubg_evaluator(game, args.plies))
+    judged_in = round(time.time() - started)
+    for spec in args.judge_players:
+        player = net if spec == "net" else make_player(spec, game)
+        rate = referee.error_rate(decisions, equities, player)
+        low, high = rate["memg_ci95"]
+        rows.append({"measure": f"mEMG a decision of {player.spec} by gnubg {args.plies}-ply",
+                     "value": round(rate["memg_a_decision"], 2),
+                     "ci95": f"{low:.2f} .. {high:.2f}", "count": rate["decisions"],
+                     "seconds": judged_in})
+    report("backgammon_gnubg", rows, {"model": args.model,
+                                      "model_sha256": net.model_sha256, "seed": args.seed})
+
+
+if __name__ == "__main__":
+    run_script(main)

@@ -1,0 +1,71 @@
+"""Error rates as GNU Backgammon's users read them (issue 62): over a fixed set of
+decisions met in play, the cubeless equity each player's choices give away by a
+referee's evaluation of every move (gnubg at 2 plies: eval/gnubg_player.py), in
+thousandths of a point a decision (mEMG: for money play without the cube, a point of
+equity is a point of EMG). Only decisions with two moves or more count, as gnubg counts
+unforced moves.
+
+The decisions are those a player was asked in a match of its own (eval/measures.py:
+match, duplicate throws), every `every`-th kept: positions people meet, none of them
+drawn from any network's training.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from tabula.eval.measures import interval95, match
+from tabula.eval.players import Player
+from tabula.games.game import OVER
+
+MILLI = 1000
+
+
+@dataclass
+class Decisions:
+    """Decisions in decision form (eval/search.py)."""
+    codes: np.ndarray
+    counts: np.ndarray
+    next_codes: np.ndarray
+    infos: np.ndarray
+
+
+def met_in_play(player: Player, pairs: int, seed: int, every: int) -> Decisions:
+    """Every `every`-th decision of two moves or more that `player` met in a match of
+    `pairs` duplicate pairs against itself."""
+    asked = []
+
+    def choose(codes, counts, next_codes, infos, rand, seconds=None):
+        asked.append((codes.copy(), counts.copy(), next_codes.copy(), infos.copy()))
+        return player.choose(codes, counts, next_codes, infos, rand, seconds)
+    recorder = Player(player.spec, player.game, choose)
+    match(recorder, recorder, pairs, seed)
+    return Decisions(*(np.concatenate([part[k] for part in asked])[::every]
+                       for k in range(4)))
+
+
+def move_equities(game, decisions: Decisions, referee) -> np.ndarray:
+    """The mover's cubeless equity after each move by `referee` (codes -> the cubeless
+    equity of the side on roll); -inf past each decision's moves."""
+    d = decisions
+    live = np.arange(d.next_codes.shape[1]) < d.counts[:, None]
+    over = (d.infos & OVER) != 0
+    out = np.full(d.next_codes.shape, -np.inf)
+    need = live & ~over
+    out[need] = -np.asarray(referee(d.next_codes[need]), dtype=np.float64)
+    for i, j in zip(*np.nonzero(live & over)):
+        out[i, j] = game.win_size(d.codes[i])
+    return out
+
+
+def error_rate(decisions: Decisions, equities: np.ndarray, player: Player,
+               seed: int = 0) -> dict:
+    """What `player`'s choices give away by the referee's equities (move_equities): mEMG
+    a decision with its 95% interval, and the share of decisions that lose any."""
+    d = decisions
+    rand = np.random.default_rng(seed).random(len(d.codes))
+    chosen = player.choose(d.codes, d.counts, d.next_codes, d.infos, rand)
+    loss = MILLI * (equities.max(axis=1) - equities[np.arange(len(chosen)), chosen])
+    mean, low, high = interval95(loss)
+    return {"player": player.spec, "decisions": len(loss), "memg_a_decision": mean,
+            "memg_ci95": [low, high], "share_with_loss": float((loss > 1e-6).mean()),
+            "model_sha256": player.model_sha256}
