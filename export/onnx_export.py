@@ -131,6 +131,8 @@ def _manifests(net, game, checkpoint, recorded, codes, reference, out, int8_path
               "data_sha256": recorded.get("data_sha256"),
               "table_sha256": recorded.get("table_sha256"),
               "config": _run_config(checkpoint)}
+    if "td" in recorded:   # taught by self-play (training/td.py): no data file, its run
+        common["self_play"] = {k: v for k, v in recorded["td"].items() if k != "chunks"}
     low, high = value_ranges(game)
     spans = np.array(high) - np.array(low)
     results = {"fp32": _finish(out, partial, common, codes, reference, spans, "fp32")}

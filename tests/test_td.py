@@ -91,15 +91,36 @@ def test_lambda_returns_are_the_sum_they_stand_for():
         assert np.allclose(out[t], expected)
 
 
+def test_the_learning_rate_falls_by_a_cosine_when_asked():
+    falling = {"lr": 1e-3, "lr_end": 1e-4, "games": 1000}
+    assert td.learning_rate(falling, 0) == pytest.approx(1e-3)
+    assert td.learning_rate(falling, 500) == pytest.approx(5.5e-4)
+    assert td.learning_rate(falling, 1000) == pytest.approx(1e-4)
+    assert td.learning_rate({**falling, "lr_end": -1.0}, 700) == 1e-3
+
+
+class Stopped(Exception):
+    pass
+
+
 def test_a_stopped_run_resumes_to_the_same_weights(tmp_path):
+    """A run killed after its second chunk (its checkpoint written), run again, ends
+    with the weights of a run never stopped, its falling learning rate included."""
     game = get_game("backgammon", 1)
-    settings = {"games": 90, "chunk": 30, "seed": 4}
+    settings = {"games": 90, "chunk": 30, "seed": 4, "lr_end": 1e-4}
     whole = td.td_train(game, tmp_path / "whole", settings, TINY, log=lambda *_: None)
-    td.td_train(game, tmp_path / "stopped", {**settings, "games": 60}, TINY,
-                log=lambda *_: None)
+    chunks = []
+
+    def stop_after_two(line):
+        chunks.append(line)
+        if len(chunks) == 2:
+            raise Stopped
+    with pytest.raises(Stopped):
+        td.td_train(game, tmp_path / "stopped", settings, TINY, log=stop_after_two)
     said = []
     resumed = td.td_train(game, tmp_path / "stopped", settings, TINY, log=said.append)
-    assert said[0].startswith("resuming") and resumed["games"] == whole["games"] == 90
+    assert said[0] == f"resuming {tmp_path / 'stopped' / td.CHECKPOINT} at game 60"
+    assert resumed["games"] == whole["games"] == 90
     a, b = (torch.load(tmp_path / run / td.CHECKPOINT, weights_only=True)["state_dict"]
             for run in ("whole", "stopped"))
     assert all(torch.equal(a[k], b[k]) for k in a)

@@ -22,6 +22,7 @@ same weights as one never stopped (tests/test_td.py).
 """
 import io
 import json
+import math
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -56,11 +57,23 @@ class TdSettings(Settings):
     games: int = 100_000      # self-play games in all (a resumed run plays the rest)
     chunk: int = 1000         # games played at once, then one pass of training
     lam: float = 0.7          # TD's lambda for the chances
-    lr: float = 1e-3          # Adam's learning rate
+    lr: float = 1e-3          # Adam's learning rate at the first game
+    lr_end: float = -1.0      # ... and at the last, by a cosine over the games (-1: lr)
     batch: int = 256          # positions a step of Adam
     seed: int = 0
     LIMITS = {"games": (1, 10**9), "chunk": (1, 100_000), "lam": (0.0, 1.0),
-              "lr": (1e-7, 1.0), "batch": (1, 1 << 20), "seed": (0, MAX_SEED)}
+              "lr": (1e-7, 1.0), "lr_end": (-1.0, 1.0), "batch": (1, 1 << 20),
+              "seed": (0, MAX_SEED)}
+
+
+def learning_rate(settings: dict, games_done: int) -> float:
+    """The rate for the chunk that starts after games_done games: lr, falling by a
+    cosine to lr_end at settings["games"] (a run given more games to go on with
+    stretches the rest of its fall over them)."""
+    lr, end = settings["lr"], settings["lr_end"]
+    if end < 0:
+        return lr
+    return end + (lr - end) * 0.5 * (1 + math.cos(math.pi * games_done / settings["games"]))
 
 
 @njit(cache=True)
@@ -252,6 +265,8 @@ def td_train(game, workdir, settings: dict, model: dict, force: bool = False,
                                             settings["seed"])
         played = time.time() - started
         chunk = len(state["chunks"])
+        for group in optimizer.param_groups:
+            group["lr"] = learning_rate(settings, state["games"])
         loss = train_pass(net, optimizer, codes, targets(labels, of_game, settings["lam"]),
                           settings["batch"], settings["seed"] + chunk)
         seconds = time.time() - started

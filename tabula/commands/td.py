@@ -43,6 +43,12 @@ def add_parser(sub):
                    help=f"TD's lambda, 0..1 (default {S.lam})")
     p.add_argument("--lr", type=float, default=S.lr, help=f"Adam's learning rate "
                                                           f"(default {S.lr})")
+    p.add_argument("--lr-end", type=float, default=None, metavar="LR",
+                   help="Adam's rate at the last game, reached by a cosine (default: --lr "
+                        "all through)")
+    p.add_argument("--init-from", default=None, metavar="CKPT|MODEL.onnx",
+                   help="start from these weights (a checkpoint of tabula td or train, or "
+                        "an fp32 model file) of the same widths, with a new optimizer")
     p.add_argument("--batch", type=int, default=S.batch,
                    help=f"positions a step of Adam (default {S.batch})")
     p.add_argument("--hidden", type=_widths, default=[128, 128], metavar="W,W",
@@ -60,18 +66,20 @@ def run(args):
     from tabula.export.onnx_export import export
     from tabula.training.td import td_train
     settings = {"games": args.games, "chunk": args.chunk, "lam": args.lam, "lr": args.lr,
+                "lr_end": S.lr_end if args.lr_end is None else args.lr_end,
                 "batch": args.batch, "seed": args.seed}
     S.check(settings, "--")
     log = (lambda *_: None) if args.json else (lambda line: print(line, file=sys.stderr))
-    summary = td_train(game, args.workdir, settings, {"hidden": args.hidden},
+    model = {"hidden": args.hidden, **({"init_from": args.init_from} if args.init_from else {})}
+    summary = td_train(game, args.workdir, settings, model,
                        force=args.force, log=log)
-    model = Path(args.workdir) / "model.onnx"
+    out = Path(args.workdir) / "model.onnx"
     with contextlib.redirect_stdout(sys.stderr):
-        export(summary["checkpoint"], model, quiet=True)
-    summary["model"] = str(model)
+        export(summary["checkpoint"], out, quiet=True)
+    summary["model"] = str(out)
     if args.json:
         print(json.dumps(summary))
     else:
         print(f"{summary['games']:,} games of self-play ({summary['positions']:,} positions, "
-              f"{summary['seconds']:.0f} s): {model}")
+              f"{summary['seconds']:.0f} s): {out}")
     return 0
