@@ -57,3 +57,13 @@ trainer: {{default_root_dir: {root}, max_epochs: 4, enable_progress_bar: false,
 """)
     assert main(["train", "--config", str(config)]) == 0
     return root / "version_0"
+
+
+@pytest.fixture(scope="session")
+def hyper2(tmp_path_factory):
+    """Hypergammon with two checkers a side, solved to 1e-6 (seconds): its ContactTable."""
+    from tabula.solver.contact_table import ContactTable
+    from tabula.solver.solution import solve_game
+    out = tmp_path_factory.mktemp("hyper") / "hyper2.h5"
+    solve_game(get_game("backgammon", 2), out, quiet=True, tol=1e-6)
+    return ContactTable(out)

@@ -179,16 +179,14 @@ def test_self_play_plays_the_best_cubeless_move_and_repeats_with_its_seed(tmp_pa
 
 
 def test_decision_worths_are_the_moves_centred_equities_and_the_net_reads_them_alike(
-        tmp_path):
+        hyper2):
     """A contact table's decision worths (the decision loss's targets) are each move's
     equity with the cube centred, as `tabula value` gives it; the model's worths of
     the same moves, from the table's own values as its outputs, are the same."""
     import torch
     from tabula.datagen.decisions import decisions_for
     from tabula.training.model import ValueNet
-    out = tmp_path / "hyper2.h5"
-    solve_game(get_game("backgammon", 2), out, quiet=True, tol=1e-6)
-    table = ContactTable(out)
+    table = hyper2
     codes, _ = contact.numbering(table.game)
     counts, next_codes, infos, worths = decisions_for(table, codes[::50], seed=2)
     assert len(counts) > 500 and ((infos & OVER) != 0).any()

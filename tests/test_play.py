@@ -228,15 +228,17 @@ def test_play_says_where_its_defaults_differ_from_the_other_commands(capsys):
 
 
 def test_the_standard_backgammon_game_in_the_terminal(monkeypatch, capsys):
-    """Fifteen checkers a side against the Apprentice (the level when no network plays
-    the rule set), the cube in play: the plays listed in notation, the board with its
-    gnubg position ID, a game to its end."""
+    """Fifteen checkers a side against the Journeyman (the shipped network taught by
+    self-play, models/backgammon-standard15.onnx), the cube in play: the plays listed in
+    notation, the board with its gnubg position ID, a game to its end, and the review
+    said to be the network's estimate."""
     code, out = play(monkeypatch, capsys, ["backgammon", "--rules", "standard", "--seed", "3"],
                      "r\n1\nt\n" * 1500)
     assert code == 0
     text = out.out
     assert text.startswith("backgammon (standard rules) with 15 checkers a side")
-    assert "against the computer at level apprentice" in text
+    assert "against the computer at level journeyman (the network)" in text
+    assert "How white played (the network's estimate)" in text
     assert "gnubg position ID 4HPwATDgc/ABMA" in text and "167 pips" in text
     assert re.search(r"  1: 24/20\(2\)", text)          # 2-2 from the start, the first play
     assert re.search(r"the computer \(black\) wins \d+ points?|you \(white\) win", text)

@@ -7,18 +7,16 @@ import pytest
 from tabula.eval import referee
 from tabula.eval.equities import cubeless_chooser
 from tabula.eval.players import Player, make_player
-from tabula.games import get_game
 from tabula.games.game import OVER
 from tabula.solver import contact
 
 
 @pytest.fixture(scope="module")
-def judged():
-    game = get_game("backgammon", 2)
-    codes, offsets, values, _ = contact.solve_values(game, quiet=True, tol=1e-3)
+def judged(hyper2):
+    game = hyper2.game
 
     def cubeless_of(c):
-        return contact.cubeless_equity(*values[contact.numbers_of(game, offsets, c)][:, :5].T)
+        return contact.cubeless_equity(*hyper2.values(c)[:, :5].T.astype(np.float64))
     decisions = referee.met_in_play(make_player("heuristic", game), 30, 3, 2)
     return game, cubeless_of, decisions, referee.move_equities(game, decisions, cubeless_of)
 
