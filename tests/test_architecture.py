@@ -116,3 +116,13 @@ def test_the_distribution_installs_one_namespace(tmp_path):
                    "tabula/rules/ur.md", "tabula/rules/bearoff.md", "tabula/models/ur7.onnx",
                    "tabula/models/bearoff10.json"):
         assert module in names, module
+
+
+def test_the_command_line_starts_without_torch():
+    """`tabula` builds its parser without PyTorch or Lightning (seconds at every start of
+    every command: a command imports them when it runs, if it needs them)."""
+    done = subprocess.run([sys.executable, "-c", "import sys, tabula.cli; tabula.cli."
+                           "build_parser(); print(sorted({'torch', 'lightning'} & "
+                           "set(sys.modules)))"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

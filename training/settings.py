@@ -2,7 +2,7 @@
 and their defaults (tabula train, the pipeline)."""
 from dataclasses import dataclass
 
-from tabula.infra.settings import Settings
+from tabula.infra.settings import MAX_SEED, Settings
 
 
 @dataclass(frozen=True)
@@ -11,3 +11,18 @@ class TrainSettings(Settings):
     patience: int = 5   # epochs without a better val_loss before stopping
     threads: int = 0    # torch threads (0: torch's default, all cores)
     LIMITS = {"seed": (0, 2**32 - 1), "patience": (0, None), "threads": (0, 1024)}
+
+
+@dataclass(frozen=True)
+class TdSettings(Settings):
+    """tabula td's settings (training/td.py)."""
+    games: int = 100_000      # self-play games in all (a resumed run plays the rest)
+    chunk: int = 1000         # games played at once, then one pass of training
+    lam: float = 0.7          # TD's lambda for the chances
+    lr: float = 1e-3          # Adam's learning rate at the first game
+    lr_end: float = -1.0      # ... and at the last, by a cosine over the games (-1: lr)
+    batch: int = 256          # positions a step of Adam
+    seed: int = 0
+    LIMITS = {"games": (1, 10**9), "chunk": (1, 100_000), "lam": (0.0, 1.0),
+              "lr": (1e-7, 1.0), "lr_end": (-1.0, 1.0), "batch": (1, 1 << 20),
+              "seed": (0, MAX_SEED)}

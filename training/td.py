@@ -24,7 +24,7 @@ import io
 import json
 import math
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -37,11 +37,11 @@ from tabula.games.loop import start_positions
 from tabula.infra.atomic import write_atomic
 from tabula.infra.errors import TabulaError
 from tabula.infra.rng import cumulative, stream_key
-from tabula.infra.settings import MAX_SEED, Settings
 from tabula.solver.contact import (BEST_ROOM, VALUES, better_move, turned_chances,
                                    turned_values, won_values)
 from tabula.solver.values import value_names
 from tabula.training.model import ModelError, ValueNet, read_checkpoint
+from tabula.training.settings import TdSettings
 
 CHECKPOINT = "td.ckpt"
 N_VALUES = len(VALUES)
@@ -50,20 +50,6 @@ N_CHANCES = 5
 
 class TdError(TabulaError):
     """Settings or a work folder that a TD run cannot use."""
-
-
-@dataclass(frozen=True)
-class TdSettings(Settings):
-    games: int = 100_000      # self-play games in all (a resumed run plays the rest)
-    chunk: int = 1000         # games played at once, then one pass of training
-    lam: float = 0.7          # TD's lambda for the chances
-    lr: float = 1e-3          # Adam's learning rate at the first game
-    lr_end: float = -1.0      # ... and at the last, by a cosine over the games (-1: lr)
-    batch: int = 256          # positions a step of Adam
-    seed: int = 0
-    LIMITS = {"games": (1, 10**9), "chunk": (1, 100_000), "lam": (0.0, 1.0),
-              "lr": (1e-7, 1.0), "lr_end": (-1.0, 1.0), "batch": (1, 1 << 20),
-              "seed": (0, MAX_SEED)}
 
 
 def learning_rate(settings: dict, games_done: int) -> float:

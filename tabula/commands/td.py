@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from tabula.training.td import TdSettings as S
+from tabula.training.settings import TdSettings as S
 
 from .common import add_game_arguments, game_from_args, read_variant, seed
 
