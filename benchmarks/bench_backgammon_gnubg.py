@@ -19,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
+from tabula.infra.errors import TabulaError  # noqa: E402
 
 
 def main():
@@ -33,8 +34,8 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     if min(args.pairs, args.judged_pairs, args.every) < 1 or not 0 <= args.plies <= 2:
-        raise SystemExit("bench_backgammon_gnubg.py: --pairs, --judged-pairs and --every "
-                         "take whole numbers >= 1, --plies 0..2")
+        raise TabulaError("--pairs, --judged-pairs and --every take whole numbers >= 1, "
+                          "--plies 0..2")
     from tabula.eval import referee
     from tabula.eval.gnubg_player import gnubg_evaluator
     from tabula.eval.measures import match

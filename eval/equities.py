@@ -72,21 +72,28 @@ def move_equities(equities_of, next_codes, overs, state, win_points):
     return out
 
 
+def cubeless_move_equities(game, codes, counts, next_codes, infos, cubeless_of):
+    """The mover's cubeless equity after each move of decisions in decision form: what
+    a move that wins wins, any other minus the opponent's cubeless equity there
+    (cubeless_of: codes -> the cubeless equity of the side on roll); -inf past each
+    decision's moves."""
+    live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
+    over = (infos & OVER) != 0
+    worth = np.full(next_codes.shape, -np.inf)
+    need = live & ~over
+    if need.any():
+        worth[need] = -np.asarray(cubeless_of(next_codes[need]), dtype=np.float64)
+    for i, j in zip(*np.nonzero(live & over)):
+        worth[i, j] = game.win_size(codes[i])
+    return worth
+
+
 def cubeless_chooser(game, cubeless_of):
     """A player's choose (eval/players.py) that plays each decision's move of best
-    cubeless equity: a move that wins is worth the points it wins, any other minus
-    the opponent's cubeless equity there; cubeless_of: codes -> the cubeless equity of
-    the side on roll (the first of equals is chosen)."""
+    cubeless equity (cubeless_move_equities; the first of equals)."""
     def choose(codes, counts, next_codes, infos, rand, seconds=None):
-        live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
-        over = (infos & OVER) != 0
-        worth = np.full(next_codes.shape, -np.inf)
-        need = live & ~over
-        if need.any():
-            worth[need] = -np.asarray(cubeless_of(next_codes[need]), dtype=np.float64)
-        for i, j in zip(*np.nonzero(live & over)):
-            worth[i, j] = game.win_size(codes[i])
-        return np.argmax(worth, axis=1)
+        return np.argmax(cubeless_move_equities(game, codes, counts, next_codes, infos,
+                                                cubeless_of), axis=1)
     return choose
 
 

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tabula.eval.equities import cubeless_move_equities
 from tabula.eval.measures import interval95, match
 from tabula.eval.players import Player
-from tabula.games.game import OVER
 
 MILLI = 1000
 
@@ -47,14 +47,7 @@ def move_equities(game, decisions: Decisions, referee) -> np.ndarray:
     """The mover's cubeless equity after each move by `referee` (codes -> the cubeless
     equity of the side on roll); -inf past each decision's moves."""
     d = decisions
-    live = np.arange(d.next_codes.shape[1]) < d.counts[:, None]
-    over = (d.infos & OVER) != 0
-    out = np.full(d.next_codes.shape, -np.inf)
-    need = live & ~over
-    out[need] = -np.asarray(referee(d.next_codes[need]), dtype=np.float64)
-    for i, j in zip(*np.nonzero(live & over)):
-        out[i, j] = game.win_size(d.codes[i])
-    return out
+    return cubeless_move_equities(game, d.codes, d.counts, d.next_codes, d.infos, referee)
 
 
 def error_rate(decisions: Decisions, equities: np.ndarray, player: Player,

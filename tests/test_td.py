@@ -126,6 +126,11 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
     with pytest.raises(td.TdError, match="made of"):
         td.td_train(game, tmp_path / "stopped", {**settings, "lam": 0.0}, TINY)
+    damaged = torch.load(tmp_path / "stopped" / td.CHECKPOINT, weights_only=True)
+    damaged["tabula"]["td"]["games"] = -30
+    torch.save(damaged, tmp_path / "stopped" / td.CHECKPOINT)
+    with pytest.raises(td.TdError, match="damaged checkpoint"):
+        td.td_train(game, tmp_path / "stopped", settings, TINY)
 
 
 def test_self_play_learns_the_one_checker_game(one_checker, tmp_path):
@@ -184,3 +189,7 @@ def test_tabula_td_on_the_standard_game_exports_a_model_and_refuses_other_work(
     assert "made of" in capsys.readouterr().err
     assert main(["td", "ur", "--workdir", str(tmp_path / "ur"), "--games", "2"]) == 2
     assert "nine values" in capsys.readouterr().err
+    assert main(args + ["--lr-end", "-0.5", "--force"]) == 2
+    assert "lr_end must be 0 or more" in capsys.readouterr().err
+    assert main(args + ["--workdir", str(work / "model.onnx")]) == 2   # the last one counts
+    assert "is a file, not a work folder" in capsys.readouterr().err

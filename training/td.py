@@ -211,10 +211,28 @@ def _resume(path: Path, made_of: dict, lr: float):
         raise TdError(f"{path} was made of {json.dumps(state.get('made_of'))}, not "
                       f"{json.dumps(made_of)}: use another work folder, or --force to "
                       "start again")
+    _check_state(path, state)
     net, _ = ValueNet.from_checkpoint(path)
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
-    optimizer.load_state_dict(raw["optimizer"])
+    try:
+        optimizer.load_state_dict(raw["optimizer"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise TdError(f"{path}: its optimizer's state does not fit the network ({err})"
+                      ) from None
     return net, optimizer, state
+
+
+def _check_state(path: Path, state: dict):
+    """The counts a checkpoint carries are what a run writes: games and positions
+    whole numbers of 0 or more, seconds a finite number of 0 or more, a list of chunks."""
+    def whole(x):
+        return isinstance(x, int) and not isinstance(x, bool) and x >= 0
+    seconds = state.get("seconds")
+    if not (whole(state.get("games")) and whole(state.get("positions"))
+            and isinstance(seconds, float) and math.isfinite(seconds) and seconds >= 0
+            and isinstance(state.get("chunks"), list)):
+        raise TdError(f"{path}: its run's counts are not a run's (games, positions, "
+                      "seconds, chunks): a damaged checkpoint; --force starts again")
 
 
 def td_train(game, workdir, settings: dict, model: dict, force: bool = False,
@@ -227,6 +245,8 @@ def td_train(game, workdir, settings: dict, model: dict, force: bool = False,
         raise TdError(f"tabula td teaches networks of contact backgammon's nine values "
                       f"(the standard game), not {game.describe()}")
     work = Path(workdir)
+    if work.exists() and not work.is_dir():
+        raise TdError(f"{work} is a file, not a work folder")
     work.mkdir(parents=True, exist_ok=True)
     path = work / CHECKPOINT
     made_of = _made_of(game, settings, model)
