@@ -10,7 +10,8 @@ same throws; eval/measures.py: match), cubeless, a gammon 2 points and a backgam
 with the 95% interval from the pairs' spread. Error rates (eval/referee.py): the
 decisions gnubg:0 met in --judged-pairs pairs of games against itself, every --every-th
 of those with two moves or more, each move's result valued by gnubg at --plies plies;
-each player's mEMG a decision (its choice's equity below the best), with its interval.
+each player's mEMG a decision (its choice's equity below the best), with its interval;
+--judged-pairs 0 leaves them out.
 """
 import argparse
 import sys
@@ -33,11 +34,10 @@ def main():
     parser.add_argument("--plies", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    if min(args.pairs, args.judged_pairs, args.every) < 1 or not 0 <= args.plies <= 2:
-        raise TabulaError("--pairs, --judged-pairs and --every take whole numbers >= 1, "
-                          "--plies 0..2")
-    from tabula.eval import referee
-    from tabula.eval.gnubg_player import gnubg_evaluator
+    if (min(args.pairs, args.every) < 1 or args.judged_pairs < 0
+            or not 0 <= args.plies <= 2):
+        raise TabulaError("--pairs and --every take whole numbers >= 1, --judged-pairs "
+                          ">= 0, --plies 0..2")
     from tabula.eval.measures import match
     from tabula.eval.players import make_player
     from tabula.games import get_game
@@ -52,6 +52,18 @@ def main():
                      "value": round(result["points_a_per_game"], 3),
                      "ci95": f"{low:+.3f} .. {high:+.3f}", "count": 2 * args.pairs,
                      "seconds": round(time.time() - started)})
+    if args.judged_pairs:
+        rows += error_rates(args, game, net)
+    report("backgammon_gnubg", rows, {"model": args.model,
+                                      "model_sha256": net.model_sha256, "seed": args.seed})
+
+
+def error_rates(args, game, net) -> list[dict]:
+    """Each of --judge-players' mEMG a decision by gnubg at --plies plies."""
+    from tabula.eval import referee
+    from tabula.eval.gnubg_player import gnubg_evaluator
+    from tabula.eval.players import make_player
+    rows = []
     started = time.time()
     decisions = referee.met_in_play(make_player("gnubg:0", game), args.judged_pairs,
                                     args.seed + 1, args.every)
@@ -65,8 +77,7 @@ def main():
                      "value": round(rate["memg_a_decision"], 2),
                      "ci95": f"{low:.2f} .. {high:.2f}", "count": rate["decisions"],
                      "seconds": judged_in})
-    report("backgammon_gnubg", rows, {"model": args.model,
-                                      "model_sha256": net.model_sha256, "seed": args.seed})
+    return rows
 
 
 if __name__ == "__main__":
