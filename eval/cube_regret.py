@@ -93,7 +93,9 @@ def cube_regret(table, player: Player, games: int, seed: int,
             if now.phase != MOVE:
                 continue
             n, overs = len(now.infos), (now.infos & OVER_FLAG) != 0
-            win_points = np.full(n, float(rules.points_a_unit(cube, game.win_size(now.code))))
+            win_points = np.zeros(n)   # read where a move wins
+            for j in np.flatnonzero(overs):
+                win_points[j] = rules.points_a_unit(cube, game.points_won(now.next_codes[j]))
             choice = player.money_move(now.next_codes, overs, state, win_points) if n > 1 else 0
             if n > 1:
                 exact = move_equities(exact_of, now.next_codes, overs, state, win_points)

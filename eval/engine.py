@@ -149,7 +149,7 @@ def play(game, players, first, throw_streams, seed, table=None, judged=(), max_t
         winners[active[over]] = owner[active[over]]
         ended[active[over]] = True
         if game.capabilities.has_gammons:
-            points[active[over]] = [game.win_size(code) for code in before[over]]
+            points[active[over]] = [game.points_won(after) for after in codes[active[over]]]
         if game.draw_rule is not None:
             _count_quiet_moves(game.draw_rule, before, codes[active], over, quiet, active,
                                ended)

@@ -13,6 +13,7 @@ import numpy as np
 
 from tabula.games.cube import FLIP, UNAVAILABLE
 from tabula.games.game import OVER
+from tabula.infra.batch import all_throws
 from tabula.solver.contact import VALUES, cubeless_equity
 from tabula.solver.two_sided import cube_equity, doubles, takes
 
@@ -84,7 +85,7 @@ def cubeless_move_equities(game, codes, counts, next_codes, infos, cubeless_of):
     if need.any():
         worth[need] = -np.asarray(cubeless_of(next_codes[need]), dtype=np.float64)
     for i, j in zip(*np.nonzero(live & over)):
-        worth[i, j] = game.win_size(codes[i])
+        worth[i, j] = game.points_won(next_codes[i, j])
     return worth
 
 
@@ -95,6 +96,31 @@ def cubeless_chooser(game, cubeless_of):
         return np.argmax(cubeless_move_equities(game, codes, counts, next_codes, infos,
                                                 cubeless_of), axis=1)
     return choose
+
+
+SEARCH_CELLS = 2_000_000   # moves (positions x throws x max_moves) held at once, at most
+
+
+def searched_cubeless(game, cubeless_of):
+    """codes -> the cubeless equity of the side on roll by one throw of expectimax: each
+    throw's best move by cubeless_of (a blocked throw passes), averaged over the throws;
+    in chunks that hold at most SEARCH_CELLS moves."""
+    def values(codes) -> np.ndarray:
+        codes = np.asarray(codes, dtype=game.code_dtype)
+        n_throws = len(game.throws)
+        chunk = max(1, SEARCH_CELLS // (n_throws * game.max_moves))
+        out = np.empty(len(codes))
+        for s in range(0, len(codes), chunk):
+            part = codes[s:s + chunk]
+            counts, next_codes, infos = all_throws(game.moves, game.mirror, game.throws,
+                                                   game.max_moves, part)
+            worth = cubeless_move_equities(
+                game, np.repeat(part, n_throws), counts.ravel(),
+                next_codes.reshape(len(part) * n_throws, -1),
+                infos.reshape(len(part) * n_throws, -1), cubeless_of)
+            out[s:s + chunk] = worth.max(axis=1).reshape(len(part), n_throws) @ game.probs
+        return out
+    return values
 
 
 def double_loss(nd, unavailable, doubled: bool) -> float:

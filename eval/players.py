@@ -9,7 +9,8 @@ index of its chosen move for each. Specs, as typed on the command line:
   perfect              the best move by the table (needs a table)
   net:MODEL.onnx       the best afterstate by the network (by cubeless equity where
                        it gives gammons' chances: backgammon's contact networks)
-  net+search:MODEL.onnx  one throw of expectimax over the network
+  net+search:MODEL.onnx  one throw of expectimax over the network (over its cubeless
+                       equity where it gives gammons' chances)
   mcts:SIMS[xL][/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py);
                        LEAF: playout (the default), heuristic, or MODEL.onnx, the
                        last two with +K to mix in K random playouts a position; xL
@@ -31,7 +32,7 @@ from tabula.infra.numbers import whole_number
 from tabula.infra.batch import evaluate_many
 from tabula.runtime.model_file import OnnxValueModel
 
-from .equities import Equities, cubeless_chooser, move_equities
+from .equities import Equities, cubeless_chooser, move_equities, searched_cubeless
 from .search import decision_worths, first_best
 
 
@@ -122,8 +123,12 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         model = _model(game, arg, model)
         def equities(codes):
             return Equities(model.predict(codes), model.value_names)
-        if kind == "net" and "lose_backgammon" in model.value_names:   # points, not wins
-            player = Player(spec, game, cubeless_chooser(game, lambda c: equities(c).cubeless()))
+        if "lose_backgammon" in model.value_names:   # points, not wins: cubeless equity
+            def cubeless(codes):
+                return equities(codes).cubeless()
+            player = Player(spec, game, cubeless_chooser(
+                game, cubeless if kind == "net" else searched_cubeless(game, cubeless)))
+            player.equities = equities   # the cube by the network, searched or not
         else:
             player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
                                    1 if kind == "net+search" else 0)

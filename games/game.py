@@ -457,7 +457,8 @@ class Game:
     setup: "Setup | None" = None  # for games whose sides arrange their pieces first
     cube: Cube | None = None     # played for money with the doubling cube (games/cube.py)
     win_size: Callable = single_win   # code -> what the player on roll in code wins by
-                                      # winning now: 1, 2 a gammon, 3 a backgammon
+                                      # winning now: 1, 2 a gammon, 3 a backgammon (a
+                                      # move's own win: points_won, after the move)
     loss_size: Callable | None = None  # compiled (code, pieces) -> what the player on roll
                                        # in code loses when the other side has just won
                                        # (games with contact and gammons: solver/contact.py)
@@ -527,6 +528,12 @@ class Game:
     def code(self, value):
         """A code as the compiled functions take it (a numpy scalar of code_dtype)."""
         return self.code_dtype.type(value)
+
+    def points_won(self, after) -> int:
+        """What the move to `after` wins when it ends the game (`after`: the position it
+        leads to, the loser's to see): win_size seen from after the move, so that a
+        checker hit on the way to bearing off the last one makes a backgammon."""
+        return int(self.win_size(self.mirror(self.code(after))))
 
     def plain_code(self, code):
         """A code as a plain Python number (int, or complex for two-part codes)."""

@@ -130,7 +130,7 @@ def step(game, state: State, action: Action) -> State:
         if over:   # the position after the move is the loser's to see
             return replace(moved, phase=OVER, seat=1 - state.seat, winner=state.seat,
                            points=None if rules is None
-                           else rules.points(state.cube, game.win_size(state.code)))
+                           else rules.points(state.cube, game.points_won(code)))
         moved = replace(moved, seat=1 - state.seat) if passes else moved
         draw = game.draw_rule
         if draw is None:

@@ -554,8 +554,9 @@ class Session:
         cube)."""
         _, next_codes, infos = decision_form(self.game, self.moves)
         n = len(self.moves)
-        win = self.game.cube.points_a_unit(self.cube, self.game.win_size(self.code))
-        return next_codes[0, :n], (infos[0, :n] & OVER) != 0, np.full(n, float(win))
+        win = [float(self.game.cube.points_a_unit(self.cube, self.game.points_won(after)))
+               for after in next_codes[0, :n]]
+        return next_codes[0, :n], (infos[0, :n] & OVER) != 0, np.array(win)
 
     def _move_equities(self) -> np.ndarray:
         """The mover's equity after each current move, per unit of cube."""

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tabula.cli import main
+from tabula.eval.equities import cubeless_move_equities
 from tabula.games import get_game
 from tabula.games.cube import CubeState
 from tabula.games.game import PositionError
@@ -89,6 +90,22 @@ def test_a_move_that_wins_scores_the_game_s_win_size_at_the_cube_s_value():
     assert (over.phase, over.winner, over.points) == (OVER, 0, 4)    # 2 for a gammon x 2
     with pytest.raises(PositionError):
         step(game, state, Action(PLAY, 1))
+
+
+def test_a_hit_on_the_way_to_the_last_checker_off_makes_a_backgammon():
+    """6-6 from the 23 point hits on the 17 and bears off: the loser, on the bar, loses
+    a backgammon (3 points), where the board before the move says a gammon; the game's
+    state and the players' equities (eval/equities.py) count it so."""
+    game = get_game("backgammon", 1)
+    code = game.position_from_json({"me": [23], "opp": [8]})   # their 8: our 17 point
+    assert game.win_size(code) == 2
+    state = step(game, State(THROW, code=code, cube=CubeState(2, 0)), Action(ROLL, 66))
+    assert len(state.infos) == 1
+    over = step(game, state, Action(PLAY, 0))
+    assert (over.phase, over.winner, over.points) == (OVER, 0, 6)    # 3 x the cube's 2
+    worth = cubeless_move_equities(game, game.codes([code]), [1], state.next_codes[None],
+                                   state.infos[None], lambda c: np.zeros(len(c)))
+    assert worth[0, 0] == 3
 
 
 def test_the_terminal_sets_up_as_asked(capsys, monkeypatch):

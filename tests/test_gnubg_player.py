@@ -30,7 +30,7 @@ def test_the_chosen_move_is_worth_gnubgs_best(standard):
     context = gnubg.evalcontext(0, 0, 1, 0, 0.0)
     compared = cut_short = 0
     for code, throw, moves, chosen in decisions(standard, player, 150):
-        ours = (float(standard.win_size(code)) if chosen["over"]
+        ours = (float(standard.points_won(chosen["position"])) if chosen["over"]
                 else -equities([chosen["position"]])[0])
         best = gnubg.findbestmoves(standard.gnubg_board(code), gnubg.cubeinfo(), context,
                                    divmod(throw, 10))[0]
