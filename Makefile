@@ -36,14 +36,15 @@ $(MAKEHYPER):
 	apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 		gnubg >/dev/null
 
+# two test processes, one a core (most tests use one); each takes whole files
 test: $(STAMP) $(BROWSER) $(MAKEHYPER)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 # the fast tier for the working loop: all but the slow, browser and gpu tests
 check: $(STAMP)
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q -m "not slow and not browser and not gpu"
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile -m "not slow and not browser and not gpu"
 
 crosscheck: $(STAMP)
 	$(BIN)/python -m tests.crosscheck ur 1000000

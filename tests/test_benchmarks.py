@@ -1,6 +1,6 @@
 """The benchmark scripts run as `tabula` runs a command: a bad input is one line
 and exit status 2, not a traceback."""
-import subprocess
+import runpy
 import sys
 from pathlib import Path
 
@@ -43,22 +43,34 @@ def test_run_script_exit_status(monkeypatch, capsys):
     ("bench_search_ceiling.py", ["--tables", "missing.h5", "--pairs=0"],
      "--ms must be a positive number of milliseconds, --pairs"),
 ])
-def test_missing_file_is_one_line(tmp_path, script, args, message):
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / script),
-                           *(a if a.startswith("--") else str(tmp_path / a) for a in args)],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert done.returncode == 2
-    lines = done.stderr.strip().splitlines()
+def test_missing_file_is_one_line(tmp_path, monkeypatch, capsys, script, args, message):
+    code, err = run_benchmark(monkeypatch, capsys, tmp_path, script,
+                              *(a if a.startswith("--") else str(tmp_path / a) for a in args))
+    assert code == 2
+    lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"{script}: error: {message}")
 
 
-def test_a_file_that_is_not_makehyper_s_is_refused_before_the_solve(tmp_path):
+def test_a_file_that_is_not_makehyper_s_is_refused_before_the_solve(tmp_path, monkeypatch,
+                                                                    capsys):
     """bench_hypergammon --makehyper-file reads the file's size first: one line, at once."""
     bad = tmp_path / "hyper3.bd"
     bad.write_bytes(b"\0" * 1000)
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_hypergammon.py"),
-                           "--makehyper-file", str(bad), "--sample", "10"],
-                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
-    assert done.returncode == 2
-    assert done.stderr.strip() == (f"bench_hypergammon.py: error: {bad} is not a makehyper "
-                                   "file of 3 checkers: 1,000 bytes, not 300,500,968")
+    code, err = run_benchmark(monkeypatch, capsys, tmp_path, "bench_hypergammon.py",
+                              "--makehyper-file", str(bad), "--sample", "10")
+    assert code == 2
+    assert err.strip() == (f"bench_hypergammon.py: error: {bad} is not a makehyper "
+                           "file of 3 checkers: 1,000 bytes, not 300,500,968")
+
+
+def run_benchmark(monkeypatch, capsys, folder, script, *args) -> tuple[int, str]:
+    """A benchmark script run as `python benchmarks/SCRIPT ARGS` in `folder`, in this
+    process (its imports are this process's already): its exit status and stderr."""
+    path = ROOT / "benchmarks" / script
+    monkeypatch.chdir(folder)
+    monkeypatch.setattr(sys, "argv", [str(path), *args])
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(path), run_name="__main__")
+    return done.value.code, capsys.readouterr().err

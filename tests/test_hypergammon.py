@@ -96,13 +96,14 @@ def test_a_table_whose_attributes_say_otherwise_is_refused(tmp_path, name, value
         ContactTable(out)
 
 
-def compare_with_makehyper(tmp_path, checkers, blocked_as_makehyper):
-    """(largest differences, makehyper's chances, tabula's values) over every position."""
+def compare_with_makehyper(tmp_path, checkers, blocked_as_makehyper, threshold="1e-5"):
+    """(largest differences, makehyper's chances, tabula's values) over every position;
+    makehyper iterates until its values change by less than `threshold` (its default)."""
     pytest.importorskip("gnubg")
     if not shutil.os.path.exists(MAKEHYPER):
         pytest.skip("makehyper (Debian's gnubg package) is not installed")
-    subprocess.run([MAKEHYPER, "-c", str(checkers), "-n"], cwd=tmp_path, check=True,
-                   capture_output=True)
+    subprocess.run([MAKEHYPER, "-c", str(checkers), "-n", "-t", threshold], cwd=tmp_path,
+                   check=True, capture_output=True)
     chances, equities = read_makehyper(tmp_path / f"hyper{checkers}.bd", checkers)
     game = get_game("backgammon", checkers)
     codes, _, values, _ = contact.solve_values(game, quiet=True,
@@ -123,9 +124,11 @@ def test_one_checker_equals_makehyper(tmp_path):
 def test_two_checkers_equal_makehyper_where_it_reads_blocked_rolls_its_way(tmp_path):
     """makehyper gives a roll without a legal move the opponent's no-double equity of
     the same cube state (no double of theirs); solved so, tabula agrees on every
-    position within its precision. By the rules the equities differ by up to 0.02."""
-    largest, _, _ = compare_with_makehyper(tmp_path, 2, True)
-    assert max(largest.values()) < 1e-5
+    position within 1e-3 when makehyper stops at a change of 1e-3 (half the time of its
+    default 1e-5; at that, bench_hypergammon.py --checkers 2 compares within 1e-5). By
+    the rules' reading of a blocked roll the equities differ by up to 0.021."""
+    largest, _, _ = compare_with_makehyper(tmp_path, 2, True, threshold="1e-3")
+    assert max(largest.values()) < 1e-3
 
 
 def cubeless_of_mover(table, next_codes, infos):
