@@ -128,4 +128,4 @@ def gnubg_chooser(game, plies: int):
 def gnubg_player(spec: str, game, plies: int):
     """The player `spec` (gnubg:PLIES)."""
     from .players import Player
-    return Player(spec, game, gnubg_chooser(game, plies))
+    return Player(spec, game, gnubg_chooser(game, plies), cubeless_moves=True)

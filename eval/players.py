@@ -17,8 +17,8 @@ index of its chosen move for each. Specs, as typed on the command line:
                        (mcts:2000x16:MODEL.onnx): a valuing leaf values L leaves of the
                        tree at once; /Tms (mcts:5000/20ms) stops a search after T
                        milliseconds too
-  gnubg:N              GNU Backgammon's networks at N plies (0..2) on every move's
-                       result, the best cubeless equity (standard backgammon;
+  gnubg:N              GNU Backgammon's own cubeless choice at N plies (0..2): its
+                       findbestmove, move filters and all (standard backgammon;
                        eval/gnubg_player.py)
 """
 from dataclasses import dataclass
@@ -52,6 +52,8 @@ class Player:
     model_sha256: str | None = None
     seconds: float | None = None   # its own time limit a call (mcts:SIMS/Tms), if any
     equities: Callable | None = None   # codes -> Equities; None: it cannot play for money
+    cubeless_moves: bool = False   # its moves ignore the cube (a search, gnubg): with the
+                                   # cube it still moves by choose, the cube by equities
 
     def money_move(self, next_codes, overs, state, win_points) -> int:
         """The move of best equity, the cube in `state` for the mover."""
@@ -126,8 +128,11 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         if "lose_backgammon" in model.value_names:   # points, not wins: cubeless equity
             def cubeless(codes):
                 return equities(codes).cubeless()
-            player = Player(spec, game, cubeless_chooser(
-                game, cubeless if kind == "net" else searched_cubeless(game, cubeless)))
+            if kind == "net":
+                player = Player(spec, game, cubeless_chooser(game, cubeless))
+            else:
+                player = Player(spec, game, cubeless_chooser(
+                    game, searched_cubeless(game, cubeless)), cubeless_moves=True)
             player.equities = equities   # the cube by the network, searched or not
         else:
             player = search_player(spec, game, lambda c: _win_column(model.predict(c)),

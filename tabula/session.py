@@ -59,20 +59,30 @@ def label_ranges(labels=LABELS) -> str:
 MASTER_PERFECT = "the table's perfect play"
 MASTER_SEARCHES = (f"a tree search over the network of at most {MASTER_SEARCH.sims:,} "
                    f"simulations and {MASTER_SEARCH.ms} ms a move")
+MASTER_LOOKS_AHEAD = ("the network looking one throw ahead by cubeless equity, the cube "
+                      "by the network")
 LEVELS = {"apprentice": "the hand-made heuristic",
           "journeyman": "the network",
-          "master": f"{MASTER_PERFECT} (with a table), else {MASTER_SEARCHES}"}
+          "master": f"{MASTER_PERFECT} (with a table), else {MASTER_SEARCHES} (backgammon: "
+                    f"{MASTER_LOOKS_AHEAD})"}
 MODELS = Path(__file__).parent / "models"   # models/ (a link in the repository)
+
+
+def looks_ahead(game) -> bool:
+    """Whether the Master without a table plays `game` by one throw of expectimax over
+    the network's cubeless equity, the cube by the network: backgammon with contact,
+    whose networks give the chances of gammons (the tree search knows no cube)."""
+    return game.cube is not None and game.loss_size is not None
 
 
 def levels_of(game, table=None, network: bool = True) -> list[str]:
     """The levels the computer plays `game` at, with `table` (or None) and a network
     (or none): the Apprentice always; the Journeyman with a network; the Master with a
     table (perfect play) or a network, but in a game played with the cube from a table
-    alone (its search knows no cube)."""
+    alone (the tree search knows no cube), backgammon aside (looks_ahead)."""
     return [level for level in LEVELS if level == "apprentice" or
             (level == "master" and table is not None) or
-            (network and (level == "journeyman" or game.cube is None))]
+            (network and (level == "journeyman" or game.cube is None or looks_ahead(game)))]
 
 
 class SessionError(TabulaError):
@@ -198,9 +208,11 @@ def computer_player(game, level: str, table=None, model_path=None, model=None):
         return make_player("perfect", game, table)
     if model_path is None:
         raise NoNetworkError(game, level, table)
-    spec = replace(MASTER_SEARCH, leaf=str(model_path)) if level == "master" else \
-        f"net:{model_path}"
-    return make_player(str(spec), game, model=model)
+    if level == "journeyman":
+        return make_player(f"net:{model_path}", game, model=model)
+    if looks_ahead(game):
+        return make_player(f"net+search:{model_path}", game, model=model)
+    return make_player(str(replace(MASTER_SEARCH, leaf=str(model_path))), game, model=model)
 
 
 def start_session(game, level: str = "journeyman", side: str | None = None,
@@ -341,7 +353,9 @@ class Session:
         """What the computer plays with, in words (the Master: the table or a search)."""
         if self.level != "master":
             return LEVELS[self.level]
-        return MASTER_PERFECT if self.computer.spec == "perfect" else MASTER_SEARCHES
+        if self.computer.spec == "perfect":
+            return MASTER_PERFECT
+        return MASTER_LOOKS_AHEAD if looks_ahead(self.game) else MASTER_SEARCHES
 
     @property
     def over(self) -> bool:
@@ -601,7 +615,7 @@ class Session:
         take (None: its own limit, if any)."""
         if len(self.moves) == 1:
             return 0
-        if self.cube is not None:
+        if self.cube is not None and not self.computer.cubeless_moves:
             next_codes, overs, win = self._legal()
             return self.computer.money_move(next_codes, overs, self.cube_state(), win)
         return int(self.computer.choose(np.array([self.code]),

@@ -10,7 +10,8 @@ from starlette.testclient import TestClient
 from tabula.cli import main
 from tabula.games import get_game
 from tabula.games.cube import CENTERED, OWNED, UNAVAILABLE, Cube, CubeState
-from tabula.session import SessionError, levels_of, start_session
+from tabula.session import (MASTER_LOOKS_AHEAD, SessionError, levels_of, shipped_model,
+                            start_session)
 from tabula.web import create_app
 from tests.test_cube_session import finish
 
@@ -154,3 +155,29 @@ def test_the_web_api_plays_it_for_money():
         "apprentice", "journeyman", "master"]
     playable = {r["name"]: r["playable"] for r in listed["toycapture"]["rules"]}
     assert playable["money"] == {"1": ["apprentice"], "2": ["apprentice"], "3": ["apprentice"]}
+
+
+def test_backgammon_s_master_moves_by_its_search_and_plays_the_cube_by_the_network(
+        monkeypatch):
+    """Without a table the standard game's Master is the network looking one throw ahead
+    by cubeless equity (net+search); with the cube in play its moves are its search's
+    choices (never the network's money view alone) and its cube actions the network's."""
+    game = get_game("backgammon", rules="standard")
+    assert levels_of(game, None, network=True) == ["apprentice", "journeyman", "master"]
+    s = start_session(game, "master", side="white", seed=5, model_path=shipped_model(game))
+    assert s.computer.spec.startswith("net+search:") and s.level_words == MASTER_LOOKS_AHEAD
+    searched = []
+    choose = s.computer.choose
+    monkeypatch.setattr(s.computer, "choose", lambda *a, **k: searched.append(1) or choose(*a))
+    monkeypatch.setattr(s.computer, "money_move", lambda *a: pytest.fail("a money-view move"))
+    for _ in range(12):
+        s.computer_turns()
+        if s.phase == "take":   # the computer doubled: the network's cube action
+            s.answer(take=True)
+            s.computer_turns()
+        if s.over:
+            break
+        s.roll()
+        if s.throw is not None:
+            s.play(0)
+    assert len(searched) >= 5 and s.cube is not None

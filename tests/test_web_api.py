@@ -399,12 +399,12 @@ def test_the_server_makes_every_game_ready_before_it_says_so():
 
 def test_a_standard_backgammon_game_through_the_api(client):
     """The standard game's positions need two-part codes (games/backgammon_standard.py);
-    what the page gets is JSON all the same, a whole game long, against the network
-    (Journeyman; no Master: no table, and the tree search knows no cube)."""
+    what the page gets is JSON all the same, a whole game long, against the Master (no
+    table: the network looking one throw ahead, the cube by the network)."""
     listed = {g["name"]: g for g in client.get("/api/games").json()["games"]}
     rules = {r["name"]: r for r in listed["backgammon"]["rules"]}
-    assert rules["standard"]["playable"] == {"15": ["apprentice", "journeyman"]}
-    data = new(client, game="backgammon", rules="standard", level="journeyman", seed=2)
+    assert rules["standard"]["playable"] == {"15": ["apprentice", "journeyman", "master"]}
+    data = new(client, game="backgammon", rules="standard", level="master", seed=2)
     assert data["state"]["pieces"] == 15 and data["state"]["board"]["stacks"]["p6"] == 5
     data, events = play_out(client, data["id"], data)
     assert {"throw", "move", "win"} <= {e["kind"] for e in events}
