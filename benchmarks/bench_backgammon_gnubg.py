@@ -1,13 +1,14 @@
 """A standard-backgammon network against GNU Backgammon (issue 62): cubeless matches in
 points a game, and error rates judged by gnubg at 2 plies.
 
-    python benchmarks/bench_backgammon_gnubg.py --model MODEL.onnx [--pairs 1000]
-        [--opponents heuristic gnubg:0] [--judged-pairs 40 --every 3]
+    python benchmarks/bench_backgammon_gnubg.py --model MODEL.onnx [--search]
+        [--pairs 1000] [--opponents heuristic gnubg:0] [--judged-pairs 40 --every 3]
         [--judge-players net gnubg:0 heuristic] [--plies 2]
 
-Matches: `net:MODEL` against each opponent, --pairs duplicate pairs (both orders of the
-same throws; eval/measures.py: match), cubeless, a gammon 2 points and a backgammon 3,
-with the 95% interval from the pairs' spread. Error rates (eval/referee.py): the
+Matches: `net:MODEL` (`net+search:MODEL` with --search, the Master) against each
+opponent, --pairs duplicate pairs (both orders of the same throws; eval/measures.py:
+match), cubeless, a gammon 2 points and a backgammon 3, with the 95% interval from the
+pairs' spread. Error rates (eval/referee.py): the
 decisions gnubg:0 met in --judged-pairs pairs of games against itself, every --every-th
 of those with two moves or more, each move's result valued by gnubg at --plies plies;
 each player's mEMG a decision (its choice's equity below the best), with its interval;
@@ -26,6 +27,8 @@ from tabula.infra.errors import TabulaError  # noqa: E402
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", required=True, help="a standard-backgammon network")
+    parser.add_argument("--search", action="store_true",
+                        help="the network looking one throw ahead (net+search)")
     parser.add_argument("--pairs", type=int, default=1000)
     parser.add_argument("--opponents", nargs="*", default=["heuristic", "gnubg:0"])
     parser.add_argument("--judged-pairs", type=int, default=40)
@@ -42,7 +45,7 @@ def main():
     from tabula.eval.players import make_player
     from tabula.games import get_game
     game = get_game("backgammon", rules="standard")
-    net = make_player(f"net:{args.model}", game)
+    net = make_player(f"{'net+search' if args.search else 'net'}:{args.model}", game)
     rows = []
     for opponent in args.opponents:
         started = time.time()
