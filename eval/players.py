@@ -8,7 +8,8 @@ index of its chosen move for each. Specs, as typed on the command line:
   expectimax:N         N throws of expectimax over the heuristic (N = 1, 2, 3)
   perfect              the best move by the table (needs a table)
   net:MODEL.onnx       the best afterstate by the network (by cubeless equity where
-                       it gives gammons' chances: backgammon's contact networks)
+                       it gives gammons' chances: backgammon's contact networks, whose
+                       bear-offs the bear-off tables value: solver/bear_offs.py)
   net+search:MODEL.onnx  one throw of expectimax over the network (over its cubeless
                        equity where it gives gammons' chances)
   mcts:SIMS[xL][/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py);
@@ -32,6 +33,7 @@ from tabula.infra.numbers import whole_number
 from tabula.infra.batch import evaluate_many
 from tabula.runtime.model_file import OnnxValueModel
 
+from tabula.solver.bear_offs import with_bear_offs
 from .equities import Equities, cubeless_chooser, move_equities, searched_cubeless
 from .search import decision_worths, first_best
 
@@ -123,9 +125,12 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
         if not arg:
             raise PlayerError(f"{kind} needs a model: {kind}:MODEL.onnx")
         model = _model(game, arg, model)
+        contact = "lose_backgammon" in model.value_names   # points, not wins
+        values_of = with_bear_offs(game, model.predict) if contact else model.predict
+
         def equities(codes):
-            return Equities(model.predict(codes), model.value_names)
-        if "lose_backgammon" in model.value_names:   # points, not wins: cubeless equity
+            return Equities(values_of(codes), model.value_names)
+        if contact:   # by cubeless equity, the bear-offs by their tables
             def cubeless(codes):
                 return equities(codes).cubeless()
             if kind == "net":

@@ -21,11 +21,11 @@ from functools import partial
 import numpy as np
 from numba import njit
 
-from . import backgammon as hyper
-from .backgammon_rules import BAR, BOARD, OFF, PLACES, THEM, standard_start
+from . import backgammon as hyper, bearoff
+from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, standard_start
 from .cube import Cube
 from .features import concat
-from .game import LAYER_STRIDE, Encoding, Game, bear_off_successors
+from .game import LAYER_STRIDE, BearOffs, Encoding, Game, bear_off_successors
 from .heuristic import TEMPO, logistic
 
 CHECKERS = 15
@@ -98,6 +98,36 @@ def side_summary(key):
             place += 1
         key >>= 1
     return in_play, pips, farthest
+
+
+def home_sides(codes):
+    """BearOffs.home_sides: each code's sides as bear-off sides (games/bearoff.py)."""
+    home, counts = home_counts(codes)
+    return home, bearoff.sides_from_counts(counts)
+
+
+@njit(cache=True)
+def home_counts(codes):
+    """For each code, whether both sides have every checker in play on their home
+    points 1..6 (a bear-off: the sides no longer meet), and, where they do, the two
+    sides' counts on those points, the player on roll's first: bool (n,), int64 (n, 2,
+    6)."""
+    home = np.zeros(len(codes), dtype=np.bool_)
+    counts = np.zeros((len(codes), 2, HOME), dtype=np.int64)
+    for i in range(len(codes)):
+        home[i] = True
+        for s, key in enumerate((np.int64(codes[i].real), np.int64(codes[i].imag))):
+            place = 1
+            while key:
+                if key & 1:
+                    if place > HOME:
+                        home[i] = False
+                        break
+                    counts[i, s, place - 1] += 1
+                else:
+                    place += 1
+                key >>= 1
+    return home, counts
 
 
 @njit(cache=True)
@@ -326,5 +356,6 @@ def make() -> Game:
                 encoding=Encoding(features, N_FEATURES),
                 presentation=shown.presentation(CHECKERS, __doc__.strip(), board_of),
                 gnubg_board=lambda code: hyper.gnubg_sides(board_of(code)),
+                bear_offs=BearOffs(home_sides, bearoff.make),
                 code_dtype=CODE_DTYPE)
 

@@ -249,7 +249,12 @@ def side_counts(side: int) -> list[int]:
 
 
 def side_from_counts(counts) -> int:
-    return sum(int(c) << (4 * p) for p, c in enumerate(counts))
+    return int(sides_from_counts(np.asarray([counts]))[0])
+
+
+def sides_from_counts(counts: np.ndarray) -> np.ndarray:
+    """The sides of counts on the last axis (counts[..., p - 1]: checkers on point p)."""
+    return np.asarray(counts, dtype=np.int64) @ (np.int64(1) << (4 * np.arange(POINTS)))
 
 
 def to_json(code: int) -> dict:

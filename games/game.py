@@ -266,6 +266,15 @@ def capture_successors(a: int, b: int) -> tuple:
     return tuple(dict.fromkeys(((b, a), (b - 1, a), (b, a - 1))))
 
 
+@dataclass(frozen=True)
+class BearOffs:
+    """How a game with contact meets the race of its bear-offs (standard backgammon),
+    whose tables value its positions where both sides bear off (solver/bear_offs.py)."""
+    home_sides: Callable   # codes -> (both sides have every checker home (n,), each
+                           # side as a side of the race game (n, 2), the mover's first)
+    race: Callable         # pieces -> the race game (a Game with a Race) of such sides
+
+
 def single_win(code: int) -> int:
     """win_size of a game without gammons: every win is single."""
     return 1
@@ -462,6 +471,7 @@ class Game:
     loss_size: Callable | None = None  # compiled (code, pieces) -> what the player on roll
                                        # in code loses when the other side has just won
                                        # (games with contact and gammons: solver/contact.py)
+    bear_offs: "BearOffs | None" = None   # where both sides bear off (solver/bear_offs.py)
     deal: Callable | None = None  # rng -> a start drawn at random, for games played from
                                   # one (a bear-off's money game); None: from `start`
                                   # (where a game begins: games/state.begin)

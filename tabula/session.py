@@ -19,6 +19,7 @@ from typing import Callable
 
 import numpy as np
 
+from tabula.solver.bear_offs import with_bear_offs
 from tabula.eval.equities import TIE, Equities, move_equities
 from tabula.eval.measures import ERROR_THRESHOLD
 from tabula.eval.players import SearchSpec, make_player
@@ -153,7 +154,8 @@ def make_judge(game, table=None, model=None) -> Judge | None:
         return Judge(table.values, table.value_names, True, "exact, from the table",
                      table.move_answers if game.capabilities.draws else None)
     if model is not None:
-        return Judge(model.predict, model.value_names, False, "the network's estimate")
+        return Judge(with_bear_offs(game, model.predict), model.value_names, False,
+                     "the network's estimate")
     return None
 
 

@@ -81,12 +81,13 @@ def solver(gammon_checkers=15, exact=True):
     return values
 
 
-def rolls_distribution(side: tuple):
-    """The chances of needing exactly r rolls to bear off, playing for the fewest on
-    average (ties: the first in sorted order), as {r: chance}."""
+def rolls_distribution(side: tuple, first_off: bool = False):
+    """The chances of needing exactly r rolls to bear off (with first_off, to bear off
+    a first checker), playing for the fewest on average (ties: the first in sorted
+    order), as {r: chance}."""
     @lru_cache(maxsize=None)
     def dist(s):
-        if sum(s) == 0:
+        if sum(s) == 0 or (first_off and sum(s) < sum(side)):
             return ((0, 1.0),)
         out = {}
         for roll in ROLLS:

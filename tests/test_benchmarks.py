@@ -38,6 +38,8 @@ def test_run_script_exit_status(monkeypatch, capsys):
     ("bench_backgammon_moves.py", ["--positions=0"], "--positions and --speed"),
     ("bench_backgammon_gnubg.py", ["--model", "missing.onnx"], "no model file"),
     ("bench_backgammon_gnubg.py", ["--model", "m.onnx", "--pairs=0"], "--pairs and --every"),
+    ("bench_bear_offs.py", ["--model", "missing.onnx"], "no model file"),
+    ("bench_bear_offs.py", ["--model", "m.onnx", "--pairs=0"], "--pairs takes"),
     ("bench_hypergammon.py", ["--checkers=4"], "--checkers takes 1, 2 and 3"),
     ("bench_hypergammon.py", ["--makehyper-file", "missing.bd"], "no file"),
     ("bench_search_ceiling.py", ["--tables", "missing.h5", "--pairs=0"],

@@ -7,7 +7,8 @@ Games are played in lockstep, a chunk at a time: each turn, every game's roll an
 moves come from one compiled call, the network values all the moves' results in one
 batch, and the mover plays the move of best cubeless equity. The position before the
 roll is labelled with the exact solve's backup of one roll (solver/contact.py:
-better_move), the network's values of the results standing in for the table's: the
+better_move), the network's values of the results standing in for the table's (the
+bear-off tables' chances where both sides bear off: solver/bear_offs.py): the
 chosen move's chances, and each cube state's best equity over the moves. Along each
 game the chances are then mixed by TD(lambda), the forward view: the lambda-return
 G(t) = (1 - lambda) L(t) + lambda G(t + 1) turned to the mover of t, G of a game's
@@ -31,6 +32,7 @@ import numpy as np
 import torch
 from numba import njit
 
+from tabula.solver.bear_offs import with_bear_offs
 from tabula.eval.engine import throw_and_move
 from tabula.games.game import OVER
 from tabula.games.loop import start_positions
@@ -130,8 +132,10 @@ def label_decisions(game, values_of, codes, counts, next_codes, infos):
 
 def play_chunk(game, net, first_game: int, games: int, seed: int):
     """Self-play of `games` games numbered from first_game, greedy by the network's
-    cubeless equity: every position met before a roll (codes), its one-roll backup
+    cubeless equity (where both sides bear off, the bear-off tables' chances:
+    solver/bear_offs.py): every position met before a roll (codes), its one-roll backup
     (labels) and its game, in the order played within each game."""
+    values_of = with_bear_offs(game, lambda c: _values(net, c))
     cum_probs = cumulative(game.probs)
     keys = np.array([stream_key(seed, first_game + g) for g in range(games)],
                     dtype=np.uint64)
@@ -144,8 +148,8 @@ def play_chunk(game, net, first_game: int, games: int, seed: int):
             game.moves, game.throws, cum_probs, game.max_moves, codes[active],
             keys[active], turns[active])
         turns[active] += 1
-        chosen, labels = label_decisions(game, lambda c: _values(net, c), codes[active],
-                                         counts, next_codes, infos)
+        chosen, labels = label_decisions(game, values_of, codes[active], counts, next_codes,
+                                         infos)
         met.append(codes[active])
         labelled.append(labels)
         of_game.append(active)
