@@ -23,5 +23,7 @@ class DatagenSettings(Settings):
         super().check(values, where)
         merged = {**cls().__dict__, **values}
         if merged["games"] + merged["uniform"] + merged["perfect_games"] == 0:
-            raise SettingsError(f"{where}games, uniform and perfect_games cannot all be 0")
+            names = ", ".join(cls.said(name, where) for name in ("games", "uniform"))
+            raise SettingsError(f"{names} and {cls.said('perfect_games', where)} cannot all "
+                                "be 0")
         return values

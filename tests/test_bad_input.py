@@ -158,7 +158,8 @@ def test_settings_that_are_not_numbers_are_refused(tmp_path, tables, flag):
     out = tmp_path / "d.h5"
     code, _, err = run(["datagen", "ur", "--table", str(tables[("ur", 2)].path), "--out",
                         str(out), *flag])
-    assert refused_in_one_line(code, err) and "finite number" in err, err
+    assert refused_in_one_line(code, err) and f"{flag[0].split('=')[0]} must be a finite number" \
+        in err, err   # the flag as written (--val-frac), not the setting's field
     assert not out.exists()
     code, _, err = run(["solve", "ur", "--pieces", "2", "--out", str(out), "--tol", "nan"])
     assert refused_in_one_line(code, err) and "finite number" in err, err

@@ -203,6 +203,8 @@ def test_tabula_td_on_the_standard_game_exports_a_model_and_refuses_other_work(
     assert main(["td", "ur", "--workdir", str(tmp_path / "ur"), "--games", "2"]) == 2
     assert "nine values" in capsys.readouterr().err
     assert main(args + ["--lr-end", "-0.5", "--force"]) == 2
-    assert "lr_end must be 0 or more" in capsys.readouterr().err
+    assert "--lr-end must be 0 or more (or -1: --lr all through)" in capsys.readouterr().err
+    assert main(args + ["--lambda", "2", "--force"]) == 2   # the flag, not the field (lam)
+    assert "--lambda must be at least 0.0 and at most 1.0" in capsys.readouterr().err
     assert main(args + ["--workdir", str(work / "model.onnx")]) == 2   # the last one counts
     assert "is a file, not a work folder" in capsys.readouterr().err

@@ -26,11 +26,12 @@ class TdSettings(Settings):
     LIMITS = {"games": (1, 10**9), "chunk": (1, 100_000), "lam": (0.0, 1.0),
               "lr": (1e-7, 1.0), "lr_end": (-1.0, 1.0), "batch": (1, 1 << 20),
               "seed": (0, MAX_SEED)}
+    FLAGS = {"lam": "lambda"}
 
     @classmethod
     def check(cls, values: dict, where: str = "") -> dict:
         super().check(values, where)
         if -1.0 < values.get("lr_end", -1.0) < 0.0:
-            raise SettingsError(f"{where}lr_end must be 0 or more (or -1: lr all through), "
-                                f"not {values['lr_end']}")
+            raise SettingsError(f"{cls.said('lr_end', where)} must be 0 or more (or -1: "
+                                f"{cls.said('lr', where)} all through), not {values['lr_end']}")
         return values
