@@ -6,8 +6,8 @@ more than 0 plies prunes the moves with its move filters first, as GNU Backgammo
 itself chooses. findbestmove needs the dice, which players are not told (a player is
 given a decision's resulting positions); the dice are the throw whose legal moves are
 exactly those positions (throws with the same moves give gnubg the same choice).
-The module's move stops at the first checker borne off (`(6, 3, 3)` for 6/3 3/off
-6/3...); there the choice is, among the results the known steps can lead to, the best
+The module's move stops at the first checker borne off (`(6, 3, 3)` for 6/3 3/off and
+what follows); there the choice is, among the results the known steps can lead to, the best
 by gnubg's evaluation at the same plies (in full: the filters may rank otherwise).
 
 `gnubg_evaluator` values positions by gnubg at N plies, every position in full: the
@@ -24,8 +24,7 @@ from tabula.solver.contact import cubeless_equity
 from .equities import cubeless_move_equities
 
 MAX_PLIES = 2
-BAR = 25          # gnubg's move tuples: points 1..24, the bar 25, off 0
-OFF = 0
+OFF = 0   # gnubg's move tuples: points 1..24, the bar 25, off 0
 
 
 class GnubgError(TabulaError):
@@ -98,7 +97,8 @@ def gnubg_chooser(game, plies: int):
 
     def completed(code, results, infos, partial):
         """The index of the best result that can follow a move cut short at a
-        checker borne off (`partial`: gnubg's board after its known steps)."""
+        checker borne off (`partial`: gnubg's board after its known steps). A
+        result's gnubg board is seen by the next mover: the mover's side first."""
         fits = np.array([j for j, result in enumerate(results)
                          if can_follow(np.array(game.gnubg_board(result)[0]),
                                        np.array(partial[0]))])
