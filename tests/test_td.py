@@ -133,6 +133,23 @@ def test_a_stopped_run_resumes_to_the_same_weights(tmp_path):
         td.td_train(game, tmp_path / "stopped", settings, TINY)
 
 
+def test_a_game_still_going_after_max_turns_ends_there():
+    """Games cut at max_turns keep the positions they met, the same as in games left
+    to run, and are counted."""
+    from tabula.training.model import ValueNet
+    game = get_game("backgammon", 2)
+    torch.manual_seed(0)
+    net = ValueNet(game.name, game.pieces, rules=game.rules, loss="bce", **TINY).eval()
+    codes, labels, of_game, cut = td.play_chunk(game, net, 0, 40, 7)
+    short_codes, short_labels, short_of_game, short_cut = td.play_chunk(game, net, 0, 40, 7,
+                                                                        max_turns=6)
+    lengths = np.bincount(of_game, minlength=40)
+    assert cut == 0 and short_cut == (lengths > 6).sum() > 0
+    assert (np.bincount(short_of_game, minlength=40) == np.minimum(lengths, 6)).all()
+    kept = np.concatenate([np.flatnonzero(of_game == g)[:6] for g in range(40)])
+    assert (short_codes == codes[kept]).all() and np.allclose(short_labels, labels[kept])
+
+
 def test_self_play_learns_the_one_checker_game(one_checker, tmp_path):
     """Three thousand games bring the network's cubeless equities near the table's: the
     mean error over every position falls to under a third of the untaught net's."""

@@ -14,7 +14,8 @@ game the chances are then mixed by TD(lambda), the forward view: the lambda-retu
 G(t) = (1 - lambda) L(t) + lambda G(t + 1) turned to the mover of t, G of a game's
 last position its result; lambda = 0 is the one-roll backup alone. The cube's equities
 keep the one-roll backup (their backup is not linear: the opponent's cube action).
-After each chunk the network takes one pass of Adam over the chunk's positions.
+After each chunk the network takes one pass of Adam over the chunk's positions. A game
+still going after MAX_TURNS turns ends there, its last label ending its returns.
 
 Game g of a run (numbered across chunks) draws its rolls from stream g of the seed and
 the shuffling of chunk c from its number, so a run stopped after a chunk and resumed
@@ -46,6 +47,10 @@ from tabula.training.model import ModelError, ValueNet, read_checkpoint
 from tabula.training.settings import TdSettings
 
 CHECKPOINT = "td.ckpt"
+# A game still going after this many turns ends there: a network that has not learned
+# to race (a wide one, early) can play games of thousands of turns, and a chunk lasts
+# as long as its longest game (a standard game is some 55 turns).
+MAX_TURNS = 2000
 N_VALUES = len(VALUES)
 N_CHANCES = 5
 
@@ -130,11 +135,14 @@ def label_decisions(game, values_of, codes, counts, next_codes, infos):
     return chosen, labels
 
 
-def play_chunk(game, net, first_game: int, games: int, seed: int):
+def play_chunk(game, net, first_game: int, games: int, seed: int,
+               max_turns: int = MAX_TURNS):
     """Self-play of `games` games numbered from first_game, greedy by the network's
     cubeless equity (where both sides bear off, the bear-off tables' chances:
     solver/bear_offs.py): every position met before a roll (codes), its one-roll backup
-    (labels) and its game, in the order played within each game."""
+    (labels) and its game, in the order played within each game; and how many games
+    were cut at max_turns turns (their last label, a backup of the network's values,
+    ends their lambda-returns)."""
     values_of = with_bear_offs(game, lambda c: _values(net, c))
     cum_probs = cumulative(game.probs)
     keys = np.array([stream_key(seed, first_game + g) for g in range(games)],
@@ -143,6 +151,7 @@ def play_chunk(game, net, first_game: int, games: int, seed: int):
     turns = np.zeros(games, dtype=np.int64)
     active = np.arange(games)
     met, labelled, of_game = [], [], []
+    cut = 0
     while len(active):
         _, counts, next_codes, infos = throw_and_move(
             game.moves, game.throws, cum_probs, game.max_moves, codes[active],
@@ -156,10 +165,12 @@ def play_chunk(game, net, first_game: int, games: int, seed: int):
         rows = np.arange(len(active))
         codes[active] = next_codes[rows, chosen]
         active = active[(infos[rows, chosen] & OVER) == 0]
+        cut += int((turns[active] >= max_turns).sum())
+        active = active[turns[active] < max_turns]
     of_game = np.concatenate(of_game)
     order = np.argsort(of_game, kind="stable")   # each game's positions, in turn order
     return (np.concatenate(met)[order], np.concatenate(labelled)[order],
-            of_game[order])
+            of_game[order], cut)
 
 
 def targets(labels, of_game, lam: float) -> np.ndarray:
@@ -271,8 +282,8 @@ def td_train(game, workdir, settings: dict, model: dict, force: bool = False,
     while state["games"] < settings["games"]:
         started = time.time()
         games = min(settings["chunk"], settings["games"] - state["games"])
-        codes, labels, of_game = play_chunk(game, net, state["games"], games,
-                                            settings["seed"])
+        codes, labels, of_game, cut = play_chunk(game, net, state["games"], games,
+                                                 settings["seed"])
         played = time.time() - started
         chunk = len(state["chunks"])
         for group in optimizer.param_groups:
@@ -284,8 +295,9 @@ def td_train(game, workdir, settings: dict, model: dict, force: bool = False,
         state["positions"] += len(codes)
         state["seconds"] += seconds
         state["chunks"].append({"games": games, "positions": len(codes), "loss": loss,
-                                "play_seconds": played, "seconds": seconds})
+                                "play_seconds": played, "seconds": seconds, "cut": cut})
         write_atomic(path, _checkpoint(net, optimizer, state))
         log(f"game {state['games']:,}: {len(codes):,} positions, loss {loss:.4f}, "
-            f"{games / played:.0f} games/s of play, {seconds:.1f} s")
+            f"{games / played:.0f} games/s of play, {seconds:.1f} s"
+            + (f", {cut} games cut at {MAX_TURNS:,} turns" if cut else ""))
     return {"checkpoint": str(path), **{k: v for k, v in state.items() if k != "chunks"}}
