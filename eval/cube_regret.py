@@ -25,7 +25,7 @@ from tabula.infra.errors import TabulaError
 from tabula.infra.rng import cumulative
 from tabula.infra.progress import Progress
 
-from .equities import TIE, Equities, double_loss, move_equities, take_loss
+from .equities import TIE, Equities, double_loss, move_equities, take_loss, won_points
 from .players import Player
 
 
@@ -93,9 +93,7 @@ def cube_regret(table, player: Player, games: int, seed: int,
             if now.phase != MOVE:
                 continue
             n, overs = len(now.infos), (now.infos & OVER_FLAG) != 0
-            win_points = np.zeros(n)   # read where a move wins
-            for j in np.flatnonzero(overs):
-                win_points[j] = rules.points_a_unit(cube, game.points_won(now.next_codes[j]))
+            win_points = won_points(game, cube, now.next_codes, overs)
             choice = player.money_move(now.next_codes, overs, state, win_points) if n > 1 else 0
             if n > 1:
                 exact = move_equities(exact_of, now.next_codes, overs, state, win_points)

@@ -63,6 +63,16 @@ class Equities:
         return takes(self.no_double(UNAVAILABLE)[0])
 
 
+def won_points(game, cube, next_codes, overs) -> np.ndarray:
+    """What each move that ends the game wins a unit of stake at `cube` (a CubeState of
+    game.cube): its points_won at the cube's value; 0 for the others, which
+    move_equities values by the equities."""
+    out = np.zeros(len(overs))
+    for j in np.flatnonzero(overs):
+        out[j] = game.cube.points_a_unit(cube, game.points_won(next_codes[j]))
+    return out
+
+
 def move_equities(equities_of, next_codes, overs, state, win_points):
     """The mover's equity after each move, the cube in `state` for the mover;
     equities_of: codes -> Equities."""

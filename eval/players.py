@@ -138,12 +138,11 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
             else:
                 player = Player(spec, game, cubeless_chooser(
                     game, searched_cubeless(game, cubeless)), cubeless_moves=True)
-            player.equities = equities   # the cube by the network, searched or not
         else:
             player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
                                    1 if kind == "net+search" else 0)
         player.model_sha256 = model.manifest["sha256"]
-        if kind == "net":
+        if kind == "net" or contact:   # with contact the cube by the network, searched or not
             player.equities = equities
         return player
     if kind == "mcts":

@@ -20,7 +20,7 @@ from typing import Callable
 import numpy as np
 
 from tabula.solver.bear_offs import with_bear_offs
-from tabula.eval.equities import TIE, Equities, move_equities
+from tabula.eval.equities import TIE, Equities, move_equities, won_points
 from tabula.eval.measures import ERROR_THRESHOLD
 from tabula.eval.players import SearchSpec, make_player
 from tabula.eval.search import decision_form
@@ -570,9 +570,8 @@ class Session:
         cube)."""
         _, next_codes, infos = decision_form(self.game, self.moves)
         n = len(self.moves)
-        win = [float(self.game.cube.points_a_unit(self.cube, self.game.points_won(after)))
-               for after in next_codes[0, :n]]
-        return next_codes[0, :n], (infos[0, :n] & OVER) != 0, np.array(win)
+        overs = (infos[0, :n] & OVER) != 0
+        return next_codes[0, :n], overs, won_points(self.game, self.cube, next_codes[0], overs)
 
     def _move_equities(self) -> np.ndarray:
         """The mover's equity after each current move, per unit of cube."""
