@@ -30,11 +30,11 @@ def work_folder(given: Path | None):
 
 def report(name: str, rows: list[dict], extra: dict | None = None) -> Path:
     """Print rows as an aligned table and write them, with provenance, to results/NAME.json."""
-    columns = list(rows[0])
-    widths = {c: max(len(c), *(len(_fmt(r[c])) for r in rows)) for c in columns}
+    columns = list(dict.fromkeys(c for r in rows for c in r))   # a row may lack some
+    widths = {c: max(len(c), *(len(_fmt(r.get(c, ""))) for r in rows)) for c in columns}
     print("  ".join(c.ljust(widths[c]) for c in columns))
     for r in rows:
-        print("  ".join(_fmt(r[c]).ljust(widths[c]) for c in columns))
+        print("  ".join(_fmt(r.get(c, "")).ljust(widths[c]) for c in columns))
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / f"{name}.json"
     path.write_text(json.dumps({"benchmark": name, "machine": machine(),

@@ -94,7 +94,8 @@ def cube_regret(table, player: Player, games: int, seed: int,
                 continue
             n, overs = len(now.infos), (now.infos & OVER_FLAG) != 0
             win_points = won_points(game, cube, now.next_codes, overs)
-            choice = player.money_move(now.next_codes, overs, state, win_points) if n > 1 else 0
+            choice = player.money_move(now.code, now.next_codes, overs, state,
+                                       win_points) if n > 1 else 0
             if n > 1:
                 exact = move_equities(exact_of, now.next_codes, overs, state, win_points)
                 score("checker", exact.max() - exact[choice], cube.value)

@@ -1,5 +1,6 @@
 """GNU Backgammon as a player and as a referee, through its Python module (PyPI
-`gnubg`). Checker play only, without the cube.
+`gnubg`): checker play without the cube (money play with the cube:
+eval/gnubg_money.py).
 
 `gnubg:N` plays gnubg's own choice at N plies (0, 1 or 2): its findbestmove, which at
 more than 0 plies prunes the moves with its move filters first, as GNU Backgammon
@@ -127,5 +128,6 @@ def gnubg_chooser(game, plies: int):
 
 def gnubg_player(spec: str, game, plies: int):
     """The player `spec` (gnubg:PLIES)."""
+    from .gnubg_money import GnubgMoney
     from .players import Player
-    return Player(spec, game, gnubg_chooser(game, plies), cubeless_moves=True)
+    return Player(spec, game, gnubg_chooser(game, plies), money=GnubgMoney(game, plies))

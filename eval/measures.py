@@ -28,7 +28,7 @@ def interval95(samples: np.ndarray) -> tuple[float, float, float]:
     return mean, mean - half, mean + half
 
 
-def _same_variant(table, *players):
+def same_variant(table, *players):
     """The game the players play, which must be the table's where there is one."""
     game = table.game if table is not None else players[0].game
     for player in players:
@@ -41,7 +41,7 @@ def _same_variant(table, *players):
 def regret(table, player, games: int, seed: int, quiet=True, cluster=None) -> Regret:
     """`player` against the perfect player (the table's) over `games` games, first
     throw alternating; on `cluster` (infra/cluster.py; default this process)."""
-    game = _same_variant(table, player)
+    game = same_variant(table, player)
     perfect = make_player("perfect", game, table)
     progress = Progress(f"regret {player.spec}", None, "turns", quiet)
     played = play_blocks(cluster or LocalCluster(), game, [player, perfect],
@@ -76,7 +76,7 @@ def match(a, b, pairs: int, seed: int, table=None, quiet=True, cluster=None) -> 
     against), with their interval. With a table of a game without them, also A's
     luck-adjusted score (see `luck_adjusted`), with its own interval. On `cluster`
     (infra/cluster.py; default this process)."""
-    game = _same_variant(table, a, b)
+    game = same_variant(table, a, b)
     judging = table is not None and not game.capabilities.has_gammons
     progress = Progress(f"match {a.spec} vs {b.spec}", None, "turns", quiet)
     first = np.tile([0, 1], pairs)

@@ -18,9 +18,10 @@ index of its chosen move for each. Specs, as typed on the command line:
                        (mcts:2000x16:MODEL.onnx): a valuing leaf values L leaves of the
                        tree at once; /Tms (mcts:5000/20ms) stops a search after T
                        milliseconds too
-  gnubg:N              GNU Backgammon's own cubeless choice at N plies (0..2): its
+  gnubg:N              GNU Backgammon's own choice at N plies (0..2): its
                        findbestmove, move filters and all (standard backgammon;
-                       eval/gnubg_player.py)
+                       eval/gnubg_player.py); for money, its cube and cubeful moves
+                       (eval/gnubg_money.py)
 """
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,9 @@ from tabula.infra.batch import evaluate_many
 from tabula.runtime.model_file import OnnxValueModel
 
 from tabula.solver.bear_offs import with_bear_offs
-from .equities import Equities, cubeless_chooser, move_equities, searched_cubeless
+from tabula.games.game import OVER
+from .equities import (Equities, cubeless_chooser, move_equities, searched_cubeless,
+                       won_points)
 from .search import decision_worths, first_best
 
 
@@ -54,29 +57,54 @@ class Player:
     model_sha256: str | None = None
     seconds: float | None = None   # its own time limit a call (mcts:SIMS/Tms), if any
     equities: Callable | None = None   # codes -> Equities; None: it cannot play for money
-    cubeless_moves: bool = False   # its moves ignore the cube (a search, gnubg): with the
+    cubeless_moves: bool = False   # its moves ignore the cube (a search): with the
                                    # cube it still moves by choose, the cube by equities
+    money: object | None = None    # its own money play (eval/gnubg_money.py: GnubgMoney),
+                                   # in place of equities
 
-    def money_move(self, next_codes, overs, state, win_points) -> int:
-        """The move of best equity, the cube in `state` for the mover."""
+    def money_move(self, code, next_codes, overs, state, win_points) -> int:
+        """The move from `code` of best equity, the cube in `state` for the mover."""
+        if self.money is not None:
+            return self.money.move(code, next_codes, state)
         return int(np.argmax(move_equities(self.equities, next_codes, overs, state,
                                            win_points)))
 
     def doubles(self, code, state) -> bool:
+        if self.money is not None:
+            return self.money.doubles(code, state)
         return self.equities(np.array([code])).doubles(state)
 
     def takes(self, code) -> bool:
         """Facing a double in `code` (seen by the doubler)."""
+        if self.money is not None:
+            return self.money.takes(code)
         return self.equities(np.array([code])).takes()
 
+    def move_with_cube(self, code, next_codes, infos, cube, seat: int, draw: Callable,
+                       seconds: float | None = None) -> int:
+        """Its move from `code` for `seat` (the results next_codes, infos of its throw) in
+        a game with the cube `cube` (a CubeState): by choose where its moves ignore the
+        cube (cubeless_moves: a search, given the random number draw() returns), else by
+        money_move (which draws none, so that a game's later throws stay as they were)."""
+        if self.cubeless_moves:
+            return int(self.choose(np.array([code]), np.array([len(infos)]), next_codes[None],
+                                   infos[None], np.array([draw()]), seconds=seconds)[0])
+        overs = (infos & OVER) != 0
+        return self.money_move(code, next_codes, overs, self.game.cube.access(cube, seat),
+                               won_points(self.game, cube, next_codes, overs))
 
-MONEY_PLAYERS = "perfect, heuristic and net:MODEL.onnx"
+    @property
+    def plays_for_money(self) -> bool:
+        return self.equities is not None or self.money is not None
+
+
+MONEY_PLAYERS = "perfect, heuristic, net:MODEL.onnx, net+search:MODEL.onnx and gnubg:N"
 
 
 def money_player(spec: str, game, table=None, model=None) -> Player:
     """make_player's player, refused unless it can play with the doubling cube."""
     player = make_player(spec, game, table, model)
-    if player.equities is None:
+    if not player.plays_for_money:
         raise PlayerError(f"player {spec!r} cannot play with the doubling cube: players "
                           f"with the cube are {MONEY_PLAYERS}")
     return player

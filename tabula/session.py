@@ -616,9 +616,12 @@ class Session:
         take (None: its own limit, if any)."""
         if len(self.moves) == 1:
             return 0
-        if self.cube is not None and not self.computer.cubeless_moves:
-            next_codes, overs, win = self._legal()
-            return self.computer.money_move(next_codes, overs, self.cube_state(), win)
+        if self.cube is not None:
+            _, next_codes, infos = decision_form(self.game, self.moves)
+            n = len(self.moves)
+            return self.computer.move_with_cube(self.code, next_codes[0, :n], infos[0, :n],
+                                                self.cube, self.seat, self.rng.random,
+                                                seconds)
         return int(self.computer.choose(np.array([self.code]),
                                         *decision_form(self.game, self.moves),
                                         np.array([self.rng.random()]), seconds=seconds)[0])

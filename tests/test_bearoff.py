@@ -225,7 +225,7 @@ def test_commands(tmp_path, capsys):
     assert "| perfect | 50 | 0.0000 |" in capsys.readouterr().out
     assert main(["eval", "report", "bearoff", "--checkers", "2", "--table", str(out),
                  "--out", str(tmp_path / "r2"), "--players", "random"]) == 2
-    assert "with the cube are perfect, heuristic and net" in capsys.readouterr().err
+    assert "with the cube are perfect, heuristic, net" in capsys.readouterr().err
     # the heuristic plays the cube as if it were dead (eval/equities.py): it gives some away
     assert main(["eval", "regret", "bearoff", "--checkers", "2", "--table", str(out),
                  "--player", "heuristic", "--games", "200", "--json", "--quiet"]) == 0
@@ -237,6 +237,20 @@ def test_commands(tmp_path, capsys):
                  "--a", "perfect", "--b", "perfect", "--pairs", "100", "--quiet"]) == 0
     said = capsys.readouterr().out
     assert "perfect scores 50.00%" in said and "without the cube: perfect +0.000 points" in said
+    # with the cube (eval/money_match.py): a pair's two games are the same game, seats
+    # swapped, so the same player scores exactly even; the perfect player beats the
+    # heuristic, which plays the cube as if it were dead
+    assert main(["eval", "match", "bearoff", "--checkers", "2", "--table", str(out), "--cube",
+                 "--a", "perfect", "--b", "perfect", "--pairs", "50", "--quiet"]) == 0
+    assert "money play with the cube: perfect +0.000 points a game" in capsys.readouterr().out
+    assert main(["eval", "match", "bearoff", "--checkers", "2", "--table", str(out), "--cube",
+                 "--a", "perfect", "--b", "heuristic", "--pairs", "300", "--json",
+                 "--quiet"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["points_a_per_game_ci95"][0] > 0 and result["games"] == 600
+    assert main(["eval", "match", "bearoff", "--checkers", "2", "--table", str(out), "--cube",
+                 "--a", "perfect", "--b", "random", "--pairs", "5"]) == 2
+    assert "cannot play with the doubling cube" in capsys.readouterr().err
 
 
 def test_a_damaged_race_table_is_refused(tmp_path):

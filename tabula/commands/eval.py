@@ -48,14 +48,20 @@ def add_parser(sub):
                                      "With --table, also A's luck-adjusted score: the "
                                      "table's value of the start, less A's decision losses, "
                                      "plus B's; the same expectation, far less spread. "
-                                     "Backgammon is played without the cube here, and A's "
-                                     "points a game count gammons 2 and backgammons 3 "
-                                     "(money play with the cube: tabula eval regret).")
+                                     "Backgammon is played without the cube unless --cube "
+                                     "is given, and A's points a game count gammons 2 and "
+                                     "backgammons 3.")
     add_game_arguments(m)
     add_table_argument(m, required=False)
     m.add_argument("--a", required=True, help=PLAYER_HELP)
     m.add_argument("--b", required=True, help=PLAYER_HELP)
     m.add_argument("--pairs", type=int, default=1000, help="duplicate pairs (default 1000)")
+    m.add_argument("--cube", action="store_true",
+                   help="money play with the doubling cube (games with one): each player "
+                        "doubles, takes and moves by its money view, and A's points a game "
+                        "count the cube's value; players with the cube: perfect (with "
+                        "--table), heuristic, net:MODEL.onnx, net+search:MODEL.onnx, "
+                        "gnubg:N. Played in this process, one game at a time")
     _common(m, games=False)
     add_cluster_argument(m)
     m.set_defaults(run=run_match)
@@ -199,6 +205,8 @@ def run_match(args):
     if not 1 <= args.pairs <= 10**8:
         raise UsageError(f"--pairs must be at least 1 and at most 100000000, not {args.pairs}")
     table, game = _table_and_game(args)
+    if args.cube:
+        return _run_money_match(args, table, game)
     with cluster_from_args(args) as cluster:
         result = match(make_player(args.a, game, table), make_player(args.b, game, table),
                        args.pairs, args.seed, table=table, quiet=args.quiet, cluster=cluster)
@@ -212,12 +220,31 @@ def run_match(args):
         low, high = result["points_a_per_game_ci95"]
         print(f"without the cube: {result['a']} {result['points_a_per_game']:+.3f} points a "
               f"game (95%: {low:+.3f} .. {high:+.3f}; {result['gammons']:,} gammons and "
-              f"{result['backgammons']:,} backgammons in {result['games']:,} games); for "
-              f"money with the cube, tabula eval regret {game.name} with a table")
+              f"{result['backgammons']:,} backgammons in {result['games']:,} games); money "
+              f"play with the cube: --cube")
     if result["luck_adjusted_score_a"] is not None:
         low, high = result["luck_adjusted_score_a_ci95"]
         print(f"luck-adjusted by the table: {result['luck_adjusted_score_a']:.3%} "
               f"(95%: {low:.3%} .. {high:.3%})")
+    return 0
+
+
+def _run_money_match(args, table, game):
+    from tabula.eval.money_match import money_match
+    from tabula.eval.players import money_player
+    if args.cluster != "local":
+        raise UsageError("--cube plays in this process: leave out --cluster")
+    if game.cube is None:
+        raise UsageError(f"{game.describe()} is not played with the doubling cube")
+    result = money_match(money_player(args.a, game, table), money_player(args.b, game, table),
+                         args.pairs, args.seed, quiet=args.quiet)
+    low, high = result["points_a_per_game_ci95"]
+    print_json_or_text(args, result, (
+        f"{result['a']} vs {result['b']}, money play with the cube: {result['a']} "
+        f"{result['points_a_per_game']:+.3f} points a game (95%: {low:+.3f} .. {high:+.3f}) "
+        f"over {result['pairs']:,} duplicate pairs; {result['doubles_passed']:,} doubles "
+        f"passed, mean cube {result['mean_cube_value']:.2f}, largest "
+        f"{result['largest_cube_value']}"))
     return 0
 
 
