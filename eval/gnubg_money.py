@@ -80,6 +80,11 @@ class GnubgMoney:
         return self.program.ask({"op": "cube", "board": self._board(code),
                                  "owner": OWNER[state], "plies": self.plies})
 
+    def chances(self, code) -> list[float]:
+        """gnubg's five cubeless chances of the side on roll in `code`."""
+        return self.program.ask({"op": "chances", "board": self._board(code), "owner": -1,
+                                 "plies": self.plies})
+
     def no_doubles(self, code, state: str) -> tuple[float, float]:
         """gnubg's no-double equity of the side on roll in `code`, the cube in `state`
         for it, and its no-double equity with the cube unavailable (half its double-take

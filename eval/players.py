@@ -11,7 +11,8 @@ index of its chosen move for each. Specs, as typed on the command line:
                        it gives gammons' chances: backgammon's contact networks, whose
                        bear-offs the bear-off tables value: solver/bear_offs.py)
   net+search:MODEL.onnx  one throw of expectimax over the network (over its cubeless
-                       equity where it gives gammons' chances)
+                       equity where it gives gammons' chances); with the cube, a
+                       backgammon network's as contact_player says
   mcts:SIMS[xL][/Tms][:LEAF]  tree search of SIMS simulations a move (eval/mcts.py);
                        LEAF: playout (the default), heuristic, or MODEL.onnx, the
                        last two with +K to mix in K random playouts a position; xL
@@ -36,8 +37,9 @@ from tabula.runtime.model_file import OnnxValueModel
 
 from tabula.solver.bear_offs import with_bear_offs
 from tabula.games.game import OVER
-from .equities import (Equities, cubeless_chooser, move_equities, searched_cubeless,
-                       won_points)
+from tabula.solver.contact import cubeless_equity
+from .equities import (CHANCES, Equities, cubeless_chooser, move_equities,
+                       searched_chances, won_points)
 from .search import decision_worths, first_best
 
 
@@ -158,20 +160,16 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
 
         def equities(codes):
             return Equities(values_of(codes), model.value_names)
-        if contact:   # by cubeless equity, the bear-offs by their tables
-            def cubeless(codes):
-                return equities(codes).cubeless()
-            if kind == "net":
-                player = Player(spec, game, cubeless_chooser(game, cubeless))
-            else:
-                player = Player(spec, game, cubeless_chooser(
-                    game, searched_cubeless(game, cubeless)), cubeless_moves=True)
+        if contact:
+            player = contact_player(spec, game, kind == "net+search", values_of,
+                                    equities if model.manifest.get("self_play") is None
+                                    else None)
         else:
             player = search_player(spec, game, lambda c: _win_column(model.predict(c)),
                                    1 if kind == "net+search" else 0)
+            if kind == "net":
+                player.equities = equities
         player.model_sha256 = model.manifest["sha256"]
-        if kind == "net" or contact:   # with contact the cube by the network, searched or not
-            player.equities = equities
         return player
     if kind == "mcts":
         return mcts_player(spec, game, SearchSpec.parse(arg), model)
@@ -185,6 +183,26 @@ def make_player(spec: str, game, table=None, model=None) -> Player:
     raise PlayerError(f"unknown player {spec!r}: players are random, heuristic, "
                       "expectimax:N, perfect, net:MODEL.onnx, net+search:MODEL.onnx, "
                       "mcts:SIMS[xL][/Tms][:LEAF], gnubg:N")
+
+
+def contact_player(spec, game, searches: bool, values_of, learned_cube=None) -> Player:
+    """A backgammon network's player (values_of: codes -> its nine values, the
+    bear-offs' chances from their tables). It moves by cubeless equity, looking one throw
+    ahead if it `searches` (the Master). Its cube: `learned_cube`, the network's own cube
+    columns as Equities, where it learned them from a table's exact cubeful values; else
+    Janowski's model over its chances (searched, for the Master; eval/equities.py), as
+    for a network taught by self-play, whose cube columns measured worse (one roll's
+    backups: docs/BENCHMARKS.md)."""
+    def chances(codes):
+        return values_of(codes)[:, :len(CHANCES)]
+    if searches:
+        chances = searched_chances(game, chances)
+
+    def cubeless(codes):
+        return cubeless_equity(*chances(codes).T)
+    player = Player(spec, game, cubeless_chooser(game, cubeless), cubeless_moves=searches)
+    player.equities = learned_cube or (lambda codes: Equities.of_chances(chances(codes)))
+    return player
 
 
 MAX_SIMS = 1_000_000

@@ -136,3 +136,22 @@ def test_cube_error_rates_by_gnubg(standard, gnubg0):
     doubled = [code for code in positions if gnubg0.doubles(code, CENTERED)]
     taken = np.mean([gnubg0.takes(code) for code in doubled])   # passing loses there
     assert reckless["take"]["share_with_loss"] == pytest.approx(taken)
+
+
+def test_janowskis_cube_is_gnubgs_own_at_zero_plies(standard, gnubg0):
+    """eval/equities.py's janowski, from gnubg's own cubeless chances, gives gnubg's
+    cubeful no-double equities at 0 plies, in every cube state, wherever gnubg itself
+    uses that model with a cube efficiency of 0.68 (positions with contact, crashed or
+    not; gnubg's bear-offs take other efficiencies)."""
+    import gnubg
+    from tabula.eval.equities import janowski
+    compared = 0
+    for code in random_play_positions(standard, 300, seed=11)[::5]:
+        code = standard.plain_code(code)
+        if gnubg.classify(standard.gnubg_board(code)) not in (9, 10):   # crashed, contact
+            continue
+        ours = janowski(np.array([gnubg0.chances(code)]))[0]
+        theirs = [gnubg0.cube(code, state)[1] for state in (CENTERED, OWNED, UNAVAILABLE)]
+        assert ours == pytest.approx(theirs, abs=1e-5)
+        compared += 1
+    assert compared >= 40
