@@ -4,7 +4,7 @@ decision at a time through games/state.
 Pair k is two games on pair k's throws (the t-th throw of each game is the t-th of the
 pair's stream): A sits on the side that throws first in the first game, B in the
 second. Each player doubles, takes and moves by its money play (eval/players.py:
-Player.doubles, takes, money_move). A's points a game (what it won less what it lost,
+Player.doubles, takes, move_with_cube). A's points a game (what it won less what it lost,
 at the cube's value) come with a 95% interval from the spread of the pairs' means, as
 the cubeless match's (eval/measures.py).
 """
@@ -20,7 +20,7 @@ from tabula.infra.rng import cumulative, draw_throw, stream_key
 
 from .measures import same_variant, interval95
 
-MAX_TURNS = 10_000
+MAX_THROWS = 10_000   # a game's throws, at most (a standard game has some 55)
 
 
 def money_game(game, seated, key, rng) -> tuple[int, int, int, bool]:
@@ -38,8 +38,8 @@ def money_game(game, seated, key, rng) -> tuple[int, int, int, bool]:
             taken = seated[1 - now.seat].takes(now.code)
             now = step(game, now, Action(ACCEPT if taken else PASS))
             continue
-        if throws >= MAX_TURNS:
-            raise TabulaError(f"a money game ran past {MAX_TURNS} throws")
+        if throws >= MAX_THROWS:
+            raise TabulaError(f"a money game ran past {MAX_THROWS:,} throws")
         now = step(game, now, Action(ROLL, draw_throw(game.throws, cum, key, throws)))
         throws += 1
         if now.phase != MOVE:
