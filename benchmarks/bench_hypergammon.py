@@ -26,6 +26,12 @@ does, on --sample positions drawn uniformly: the largest difference of each quan
 and its 99.9th percentile, and the cube actions (double or not, take or pass, the cube
 centred) on which the two disagree, with how far tabula's equities put each from the
 boundary.
+
+    python benchmarks/bench_hypergammon.py --ties --checkers 2 3 [--sample 200000]
+
+counts, at --sample positions drawn uniformly, the rolls whose best cubeless plays tie
+while their chances differ, and how much a position's chances can change where
+makehyper's rounding changes which of them it keeps (tied_chances).
 """
 import argparse
 import json
@@ -41,8 +47,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 from tabula.infra.errors import TabulaError  # noqa: E402
 from tabula.solver.contact import numbering  # noqa: E402
-from tests.makehyper_bridge import (EQUITIES, MAKEHYPER, differences,  # noqa: E402
-                                    read_makehyper, records_of)
+from tests.makehyper_bridge import (EQUITIES, MAKEHYPER, cubeless_equity,  # noqa: E402
+                                    differences, read_makehyper, records_of)
+
+# cubeless equities this close tie: exactly, or within float32's rounding of a sum of
+# some 36 values of a few units (makehyper's arithmetic)
+TIES = (1e-12, 1e-6)
+TIES_CHUNK = 500_000   # positions whose moves are weighed at once (memory)
+
 
 def run_makehyper(checkers: int, folder: Path, iterations: int | None) -> dict:
     """makehyper -c N in `folder`: its wall time, iterations and largest last change
@@ -129,6 +141,48 @@ def compare_file(path: Path, sample: int, seed: int = 1) -> dict:
             "farthest_from_the_boundary_among_them": distance}
 
 
+def tied_chances(checkers: int, sample: int, seed: int = 1) -> dict:
+    """Where makehyper's stored chances are not determined by the game: at positions
+    drawn uniformly, the rolls whose best cubeless plays tie (within TIES of the best,
+    by tabula's values, blocked rolls read as makehyper reads them) while their five
+    chances differ. makehyper keeps the play it meets last of those with the best
+    cubeless equity in float32 (makehyper.c: HyperEquity), so which one it keeps turns
+    on rounding that changes from one iteration to the next; each roll weighs its
+    chance in the position's chances, and its largest change of them a sweep (its
+    "norm of delta", which also counts the chances) can stay that large."""
+    import numpy as np
+
+    from tabula.games import get_game
+    from tabula.solver import contact
+    game = get_game("backgammon", checkers)
+    codes, offsets, values, figures = contact.solve_values(game, quiet=True,
+                                                           blocked_as_makehyper=True)
+    pick = np.sort(np.random.default_rng(seed).choice(len(codes), size=min(sample, len(codes)),
+                                                      replace=False))
+    tied_rolls, positions, largest = ({ties: 0 for ties in TIES} for _ in range(3))
+    for chunk in np.array_split(pick, -(-len(pick) // TIES_CHUNK)):
+        _, counts, targets = contact.table_moves(game, codes[chunk], offsets)
+        chances = contact.move_chances(values, targets)
+        equity = cubeless_equity(chances)
+        starts = np.concatenate([[0], np.cumsum(counts.ravel(), dtype=np.int64)[:-1]])
+        best = np.repeat(np.maximum.reduceat(equity, starts), counts.ravel())
+        for ties in TIES:
+            tied = (equity >= best - ties)[:, None]
+            spread = (np.maximum.reduceat(np.where(tied, chances, -np.inf), starts)
+                      - np.minimum.reduceat(np.where(tied, chances, np.inf), starts))
+            by_position = (spread.reshape(*counts.shape, 5)
+                           * game.probs[:, None]).sum(axis=1).max(axis=1)
+            tied_rolls[ties] += int((spread.max(axis=1) > 1e-9).sum())
+            positions[ties] += int((by_position > 1e-9).sum())
+            largest[ties] = max(largest[ties], float(by_position.max()))
+    rows = {f"{ties:g}": {"rolls_with_a_tie_of_different_chances": tied_rolls[ties],
+                          "positions_with_one": positions[ties],
+                          "largest_change_of_a_positions_chances": largest[ties]}
+            for ties in TIES}
+    return {"checkers": checkers, "positions_drawn": len(pick),
+            "solve_residual": figures["residual"], "ties": rows}
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -139,8 +193,16 @@ def main():
                         help="compare this file of makehyper -c 3 (hyper3.bd, or its "
                              "checkpoint hyper3.bd.tmp) with tabula's values, and stop")
     parser.add_argument("--sample", type=int, default=200_000,
-                        help="positions compared with --makehyper-file (default 200000)")
+                        help="positions drawn for --makehyper-file and --ties (default "
+                             "200000; more than the game has: all)")
+    parser.add_argument("--ties", action="store_true",
+                        help="how much makehyper's stored chances can change at plays "
+                             "that tie (tied_chances), for --checkers, and stop")
     args = parser.parse_args()
+    if args.ties:
+        for checkers in args.checkers:
+            print(json.dumps(tied_chances(checkers, args.sample), indent=2))
+        return
     if args.makehyper_file is not None:
         if not args.makehyper_file.is_file() or args.sample < 1:
             raise TabulaError(f"no file {args.makehyper_file}, or --sample below 1")

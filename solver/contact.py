@@ -175,6 +175,21 @@ def turned_chances(v):
 
 
 @njit(cache=True)
+def move_chances(values, targets):
+    """(len(targets), 5): the mover's cubeless chances after each move of table_moves'
+    targets (a position's number, or minus the size of the win the move makes)."""
+    out = np.empty((len(targets), 5))
+    for s in range(len(targets)):
+        k = targets[s]
+        if k < 0:
+            win, wg, wbg, lg, lbg = won_chances(-k)
+        else:
+            win, wg, wbg, lg, lbg = turned_chances(values[k])
+        out[s, 0], out[s, 1], out[s, 2], out[s, 3], out[s, 4] = win, wg, wbg, lg, lbg
+    return out
+
+
+@njit(cache=True)
 def cubeless_equity(win, wg, wbg, lg, lbg):
     return 2.0 * win - 1.0 + wg + wbg - lg - lbg
 

@@ -13,7 +13,8 @@ from tabula.games.game import OVER
 from tabula.solver import contact
 from tabula.solver.contact_table import ContactTable, ContactTableError
 from tabula.solver.solution import CONTACT, kind_of_game, open_solution, solve_game
-from tests.makehyper_bridge import MAKEHYPER, differences, read_makehyper, records_of
+from tests.makehyper_bridge import (MAKEHYPER, cubeless_equity, differences, read_makehyper,
+                                    records_of)
 from tests.reference import hypergammon_values
 
 
@@ -44,6 +45,21 @@ def test_one_checker_equals_the_plain_recursion(one_checker):
     assert figures["residual"] <= 1e-9
     theirs = np.array([reference[reference_state(game, c)] for c in codes])
     assert np.abs(theirs - values).max() < 1e-9
+
+
+def test_each_moves_chances_back_up_to_the_cubeless_equity(one_checker):
+    """move_chances, the chances after every move of table_moves: the best move's
+    cubeless equity of each roll, averaged over the rolls, is the position's."""
+    game, codes, offsets, values, _ = one_checker
+    firsts, counts, targets = contact.table_moves(game, codes, offsets)
+    chances = contact.move_chances(values, targets)
+    assert chances.shape == (len(targets), 5)
+    assert ((chances >= -1e-12) & (chances <= 1 + 1e-12)).all()
+    equity = cubeless_equity(chances)
+    starts = np.concatenate([[0], np.cumsum(counts.ravel(), dtype=np.int64)[:-1]])
+    backed_up = (np.maximum.reduceat(equity, starts).reshape(counts.shape)
+                 * game.probs).sum(axis=1)
+    assert np.abs(backed_up - cubeless_equity(values[:, :5])).max() < 1e-8
 
 
 def test_the_table_file_answers_verifies_and_refuses_damage(tmp_path, one_checker):
