@@ -51,9 +51,9 @@ def records_of(game, codes) -> np.ndarray:
 
 
 def cubeless_equity(chances) -> np.ndarray:
-    """The cubeless equity of rows of the five chances (contact.VALUES' first five)."""
-    win, wg, wbg, lg, lbg = (chances[:, k] for k in range(5))
-    return 2 * win - 1 + wg + wbg - lg - lbg
+    """The cubeless equity of rows whose first five columns are the chances (in
+    contact.VALUES' order)."""
+    return contact.cubeless_equity(*np.asarray(chances, dtype=np.float64)[:, :5].T)
 
 
 def differences(chances, equities, records, values) -> dict:
