@@ -199,19 +199,21 @@ def main():
                         help="how much makehyper's stored chances can change at plays "
                              "that tie (tied_chances), for --checkers, and stop")
     args = parser.parse_args()
+    if not set(args.checkers) <= {1, 2, 3} or args.makehyper_iterations < 1 \
+            or args.sample < 1:
+        raise TabulaError("--checkers takes 1, 2 and 3; --makehyper-iterations and "
+                          "--sample at least 1")
     if args.ties:
         for checkers in args.checkers:
             print(json.dumps(tied_chances(checkers, args.sample), indent=2))
         return
     if args.makehyper_file is not None:
-        if not args.makehyper_file.is_file() or args.sample < 1:
-            raise TabulaError(f"no file {args.makehyper_file}, or --sample below 1")
+        if not args.makehyper_file.is_file():
+            raise TabulaError(f"no file {args.makehyper_file}")
         print(json.dumps(compare_file(args.makehyper_file, args.sample), indent=2))
         return
     if not Path(MAKEHYPER).exists():
         raise TabulaError(f"no {MAKEHYPER}: install Debian's gnubg package (make test does)")
-    if not set(args.checkers) <= {1, 2, 3} or args.makehyper_iterations < 1:
-        raise TabulaError("--checkers takes 1, 2 and 3; --makehyper-iterations at least 1")
     rows, comparisons = [], {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)

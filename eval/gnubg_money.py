@@ -13,6 +13,7 @@ hand. The same program values positions for the referee's cube error rates
 """
 import atexit
 import json
+import math
 import subprocess
 from pathlib import Path
 
@@ -44,9 +45,16 @@ class GnubgProgram:
         if not line:
             raise GnubgError(f"{self.executable} stopped answering (exit code "
                              f"{self.process.poll()})")
-        reply = json.loads(line)
-        if isinstance(reply, dict):
+        try:
+            reply = json.loads(line)
+        except json.JSONDecodeError:
+            reply = None
+        if isinstance(reply, dict) and "error" in reply:
             raise GnubgError(f"gnubg could not answer {request['op']}: {reply['error']}")
+        if not isinstance(reply, list) or not all(
+                isinstance(x, (int, float)) and math.isfinite(x) for x in reply):
+            raise GnubgError(f"gnubg answered {request['op']} with {line.strip()[:80]!r}, "
+                             "not a list of finite numbers")
         return reply
 
     def _start(self):

@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tabula.eval.gnubg_money import GNUBG, GnubgMoney
+from tabula.eval.gnubg_money import GNUBG, GnubgMoney, GnubgProgram
+from tabula.eval.gnubg_player import GnubgError
 from tabula.eval.money_match import money_match
 from tabula.eval.players import Player, PlayerError, money_player
 from tabula.games import get_game
@@ -155,3 +156,18 @@ def test_janowskis_cube_is_gnubgs_own_at_zero_plies(standard, gnubg0):
         assert ours == pytest.approx(theirs, abs=1e-5)
         compared += 1
     assert compared >= 40
+
+
+@pytest.mark.parametrize("answer, message", [
+    ("[NaN, 0.5]", "not a list of finite numbers"),
+    ("[1e999]", "not a list of finite numbers"),
+    ("some text", "not a list of finite numbers"),
+    ('{"error": "ValueError: bad board"}', "could not answer cube: ValueError"),
+])
+def test_an_answer_that_is_not_finite_numbers_is_refused(tmp_path, answer, message):
+    program = tmp_path / "gnubg"
+    program.write_text(f"#!/bin/sh\necho banner\necho @ready\n"
+                       f"while read line; do echo '{answer}'; done\n")
+    program.chmod(0o755)
+    with pytest.raises(GnubgError, match=message):
+        GnubgProgram(str(program)).ask({"op": "cube"})
