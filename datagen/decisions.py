@@ -21,15 +21,18 @@ def sample_decisions(moves, throws, cum_probs, max_moves, codes, seeds, streams)
     return counts, next_codes, infos
 
 
-def sampled_decisions(table, codes, seeds, streams):
+def sampled_decisions(table, codes, seeds, streams, every_cube_state: bool = False):
     """The decisions of `codes` with two or more moves (position i's throw from stream
     (seeds[i], streams[i])), each move's exact worth (the mover's winning chance after
-    it; 0 in unused slots), and which positions they are (a mask)."""
+    it, or a money table's decision_worths; 0 in unused slots), and which positions they
+    are (a mask). every_cube_state: a money table's worths in each of the mover's cube
+    states, (k, M, 3)."""
     g = table.game
     counts, next_codes, infos = sample_decisions(
         g.moves, g.throws, cumulative(g.probs), g.max_moves, np.ascontiguousarray(codes),
         seeds, streams)
-    worths = table.decision_worths(counts, next_codes, infos)
+    worths = (table.decision_worths(counts, next_codes, infos, every_state=True)
+              if every_cube_state else table.decision_worths(counts, next_codes, infos))
     keep = counts >= 2
     return counts[keep], next_codes[keep], infos[keep], worths[keep], keep
 

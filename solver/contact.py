@@ -216,6 +216,18 @@ def turned_values(v, out):
 
 
 @njit(cache=True)
+def turned_equities(values):
+    """(n, 3): turned_values' equities, cube centred, owned and unavailable for the
+    mover, after moves to positions of `values` (n, 9; for the opponent on roll there)."""
+    out = np.empty((len(values), 3))
+    row = np.empty(len(VALUES))
+    for i in range(len(values)):
+        turned_values(values[i], row)
+        out[i, 0], out[i, 1], out[i, 2] = row[CENTERED], row[OWNED], row[UNAVAILABLE]
+    return out
+
+
+@njit(cache=True)
 def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_codes,
                        infos, n):
     """The cubeless perfect player, as solver/selfplay.py's games ask a chooser: the

@@ -23,7 +23,6 @@ from tabula.infra.schemas import ContactTableAttributes
 
 from . import contact
 from .selfplay import play_games
-from .two_sided import cube_equity
 from .race_table import (MoneyTable, RaceTableError, answer_of, arrays_sha256, crc32,
                          read_values_file, value_bounds)
 
@@ -127,20 +126,21 @@ class ContactTable(MoneyTable):
             int(g.loss_size(np.int64(m["position"]), g.pieces)) if m["over"] else 1)}
             for m in moves]
 
-    def decision_worths(self, counts, next_codes, infos) -> np.ndarray:
+    def decision_worths(self, counts, next_codes, infos,
+                        every_state: bool = False) -> np.ndarray:
         """float32 (n, M): each legal move's worth to the mover, for the decision loss of
         training: its equity with the cube centred, the opponent on roll doubling when
-        right (solver/two_sided.py: cube_equity), or the win's size where the move ends
-        the game; 0 in unused slots."""
+        right (solver/contact.py: turned_equities), or the win's size where the move ends
+        the game; 0 in unused slots. every_state: (n, M, 3), its equity with the cube
+        centred, owned and unavailable for the mover."""
         g = self.game
         live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
         over = live & ((infos & OVER) != 0)
-        worths = np.zeros(next_codes.shape, dtype=np.float32)
-        worths[over] = [g.loss_size(np.int64(c), g.pieces) for c in next_codes[over]]
-        their = self.values(next_codes[live & ~over])
-        centered, unavailable = their[:, contact.CENTERED], their[:, contact.UNAVAILABLE]
-        worths[live & ~over] = -cube_equity(centered, unavailable)
-        return worths
+        worths = np.zeros(next_codes.shape + (3,), dtype=np.float32)
+        worths[over] = np.array([g.loss_size(np.int64(c), g.pieces)
+                                 for c in next_codes[over]], dtype=np.float32)[:, None]
+        worths[live & ~over] = contact.turned_equities(self.values(next_codes[live & ~over]))
+        return worths if every_state else worths[..., 0]
 
     def self_play(self, seed: int, first_game: int, n: int, explore: float,
                   alternatives: bool, capacity: int):

@@ -200,8 +200,9 @@ def test_self_play_plays_the_best_cubeless_move_and_repeats_with_its_seed(tmp_pa
 def test_decision_worths_are_the_moves_centred_equities_and_the_net_reads_them_alike(
         hyper2):
     """A contact table's decision worths (the decision loss's targets) are each move's
-    equity with the cube centred, as `tabula value` gives it; the model's worths of
-    the same moves, from the table's own values as its outputs, are the same."""
+    equity with the cube centred, as `tabula value` gives it, and with every_state its
+    equities with the cube centred, owned and unavailable; the model's worths of the
+    same moves, from the table's own values as its outputs, are the same."""
     import torch
     from tabula.datagen.decisions import decisions_for
     from tabula.training.model import ValueNet
@@ -209,15 +210,90 @@ def test_decision_worths_are_the_moves_centred_equities_and_the_net_reads_them_a
     codes, _ = contact.numbering(table.game)
     counts, next_codes, infos, worths = decisions_for(table, codes[::50], seed=2)
     assert len(counts) > 500 and ((infos & OVER) != 0).any()
+    every = table.decision_worths(counts, next_codes, infos, every_state=True)
+    assert np.array_equal(every[..., 0], worths)
     for i in range(0, len(counts), 7):
         moves = [{"position": int(c), "over": bool(f & OVER)}
                  for c, f in zip(next_codes[i, :counts[i]], infos[i, :counts[i]])]
-        centred = [a["equity"]["centered"] for a in table.move_answers(0, moves)]
-        assert np.allclose(worths[i, :counts[i]], centred, atol=1e-6)
+        answers = [a["equity"] for a in table.move_answers(0, moves)]
+        for k, state in enumerate(("centered", "owned", "unavailable")):
+            assert np.allclose(every[i, :counts[i], k], [a[state] for a in answers],
+                               atol=1e-6)
     net = ValueNet("backgammon", 2, hidden=[8], rules="hyper")
     live = np.arange(next_codes.shape[1]) < counts[:, None]
     need = live & ((infos & OVER) == 0)
     unit = torch.tensor(table.values(next_codes[need]) * net.unit_scale + net.unit_shift)
     logits = torch.logit(unit.clamp(1e-7, 1 - 1e-7)).double()
-    theirs = net._equity_worths(torch.tensor(need), logits, torch.tensor(worths))
-    assert np.allclose(theirs.numpy()[live], worths[live], atol=1e-5)
+    for exact in (worths[..., None], every):
+        theirs = net._equity_worths(torch.tensor(need), logits, torch.tensor(exact))
+        assert np.allclose(theirs.numpy()[live], exact[live], atol=1e-5)
+
+
+def test_the_equity_weight_makes_an_equitys_error_weigh_that_many_times_a_chances():
+    """model.equity_weight 6: the same error, in [0, 1] units, costs six times more in
+    an equity column than in a chance column; at 1 all columns weigh alike (the plain
+    mean); a game of one value refuses it."""
+    import torch
+    from tabula.training.model import ModelError, ValueNet
+    names = ValueNet("backgammon", 1, hidden=[8], rules="hyper").names
+    exact = torch.full((4, len(names)), 0.25).double()   # in [0, 1] units
+    logits = torch.zeros_like(exact)
+
+    def extra_cost(net, column):
+        wrong = logits.clone()
+        wrong[:, names.index(column)] += 1.0
+        values = (exact - torch.tensor(net.unit_shift)) / torch.tensor(net.unit_scale)
+        return (net._loss(wrong, values) - net._loss(logits, values)).item()
+    for weight in (1.0, 6.0):
+        net = ValueNet("backgammon", 1, hidden=[8], rules="hyper", equity_weight=weight)
+        assert extra_cost(net, "centered") == pytest.approx(weight * extra_cost(net, "win"))
+        assert extra_cost(net, "owned") == pytest.approx(extra_cost(net, "centered"))
+    with pytest.raises(ModelError, match="equity_weight"):
+        ValueNet("ur", 3, [8], equity_weight=6.0)
+
+
+def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
+        hyper2, tables, ur3_data, tmp_path, capsys):
+    """data.every_cube_state: `tabula train` on a money table runs the decision loss in
+    the mover's three cube states; that loss is the mean of one loss a state, each
+    state's net worths against that state's exact ones; without decisions, or with a
+    table of winning chances alone, it is refused in one line."""
+    import torch
+    from tabula.cli import main
+    from tabula.datagen.datafile import DataFile
+    from tabula.datagen.generate import generate
+    from tabula.training.decisions import batch_decisions
+    from tabula.training.model import ValueNet, _live
+    data = tmp_path / "hyper2.h5"
+    generate(hyper2, data, games=300, explore=0.3, uniform=20000, seed=5, val_frac=0.1,
+             test_frac=0.1, quiet=True)
+    base = ["train", "--model.hidden", "[16]", "--data.path", str(data),
+            "--data.batch_size", "1024", "--trainer.max_epochs", "1",
+            "--trainer.enable_progress_bar", "false", "--trainer.log_every_n_steps", "1"]
+    root = tmp_path / "run"
+    assert main(base + ["--data.table", str(hyper2.path), "--data.decisions", "256",
+                        "--data.every_cube_state", "true", "--model.decision_weight", "1",
+                        "--model.equity_weight", "6", "--trainer.default_root_dir",
+                        str(root)]) == 0
+    assert "train_decision_loss" in (root / "version_0" / "metrics.csv").read_text()
+    assert main(base + ["--data.table", str(hyper2.path), "--data.every_cube_state", "true",
+                        "--trainer.default_root_dir", str(tmp_path / "x")]) == 2
+    assert "every_cube_state is a setting of data.decisions" in capsys.readouterr().err
+    ur = [a.replace(str(data), str(ur3_data)) for a in base]
+    assert main(ur + ["--data.table", str(tables[("ur", 3)].path), "--data.decisions", "256",
+                      "--model.decision_weight", "1", "--data.every_cube_state", "true",
+                      "--trainer.default_root_dir",
+                      str(tmp_path / "y")]) == 2
+    assert "every_cube_state needs a money table" in capsys.readouterr().err
+
+    codes = DataFile(data).read("train", "codes")
+    made = batch_decisions(hyper2, codes, 1024, 0, 64, seed=1, every_cube_state=True)
+    counts, next_codes, infos, exact = made.batch(0)
+    assert exact.shape[2] == 3 and not torch.equal(exact[..., 0], exact[..., 1])
+    net = ValueNet("backgammon", 2, hidden=[8], rules="hyper")
+    live = _live(counts, next_codes.shape[1])
+    need = live & ((infos & OVER) == 0)
+    worth = net._equity_worths(need, net(next_codes[need]), exact)
+    each = [net._choice_loss(worth[..., s], live, exact[..., s]) for s in range(3)]
+    whole, _ = net._decision_losses(counts, next_codes, infos, exact)
+    assert whole.item() == pytest.approx(sum(each).item() / 3, rel=1e-5)

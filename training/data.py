@@ -81,6 +81,11 @@ class ValueData(L.LightningDataModule):
         searched: per training batch, how many further positions become a decision
             scored through one throw of search, for the model's searched-decision
             loss; 0 for none.
+        every_cube_state: in a money game, the decision loss counts each decision in
+            each of the mover's cube states (centred, owned, unavailable: the moves'
+            equities in that state), not with the cube centred alone; the owned state
+            is the only one that reads the opponent's equities with the cube owned.
+            Needs data.table, and no data.hard.
         hard: per training batch, how many more decisions to draw from those the net
             chose wrongly when it last played a sample of them, at the start of the
             epoch (training/hard.py); 0 for none. Needs `decisions`.
@@ -109,12 +114,14 @@ class ValueData(L.LightningDataModule):
                  num_workers: int = 0, in_memory: bool = False, table: str | None = None,
                  decisions: int = 0, searched: int = 0, hard: int = 0,
                  decision_set: str | None = None, train_sources: list[str] | None = None,
-                 val_sources: list[str] | None = None, visit_shares: bool = False):
+                 val_sources: list[str] | None = None, visit_shares: bool = False,
+                 every_cube_state: bool = False):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers = num_workers
         self.table, self.decisions, self.searched = table, decisions, searched
         self.hard, self.decision_set, self.visit_shares = hard, decision_set, visit_shares
+        self.every_cube_state = every_cube_state
         self.check_counts(batch_size=batch_size, num_workers=num_workers,
                           decisions=decisions, searched=searched, hard=hard)
         self.file = DataFile(path)
@@ -136,6 +143,9 @@ class ValueData(L.LightningDataModule):
                             "without data.hard")
         if decision_set:
             self._check_decision_set(decision_set)
+        if every_cube_state and (hard or not (decisions and table)):
+            raise DataError("data.every_cube_state is a setting of data.decisions made from "
+                            "data.table, without data.hard")
         if hard and not decisions:
             raise DataError("data.hard draws again from the decisions of data.decisions: "
                             "set data.decisions too")
@@ -224,8 +234,12 @@ class ValueData(L.LightningDataModule):
         from tabula.solver.solution import open_solution
         from tabula.training.decisions import batch_decisions
         table, codes = open_solution(self.table), self.read("train", "codes")
+        if self.every_cube_state and len(table.value_names) == 1:
+            raise DataError(f"data.every_cube_state needs a money table: {self.table} holds "
+                            "winning chances alone")
         made = [batch_decisions(table, codes, self.batch_size, first, count, seed, searched=s,
-                                quiet=False) if count else None
+                                quiet=False, every_cube_state=self.every_cube_state and not s)
+                if count else None
                 for first, count, seed, s in ((0, self.decisions, 0, False),
                                               (self.decisions, self.searched,
                                                SEARCHED_STREAM, True))]

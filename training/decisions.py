@@ -101,10 +101,11 @@ def stored_batch_decisions(game, stored: tuple, n_batches: int, count: int, firs
 
 def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count: int,
                     seed: int, searched: bool = False, quiet: bool = True,
-                    chunk: int = 256) -> BatchDecisions:
+                    chunk: int = 256, every_cube_state: bool = False) -> BatchDecisions:
     """Decisions of positions first..first+count-1 of each batch of `codes` (batch i is
     codes[i*batch_size:(i+1)*batch_size]; position j's throw from stream (seed + i, j)),
-    with their searching leaves when `searched`; made `chunk` batches at a time."""
+    with their searching leaves when `searched`, a money table's worths in every cube
+    state of the mover when `every_cube_state`; made `chunk` batches at a time."""
     n_batches = -(-len(codes) // batch_size)
     parts, leaf_parts = [], []
     starts, leaf_starts = [0], [0]
@@ -116,8 +117,8 @@ def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count
         rows = batch * batch_size + first + index
         inside = rows < len(codes)                  # the last batch may be short
         batch, index, rows = batch[inside], index[inside], rows[inside]
-        counts, next_codes, infos, worths, keep = sampled_decisions(table, codes[rows],
-                                                                    seed + batch, index)
+        counts, next_codes, infos, worths, keep = sampled_decisions(
+            table, codes[rows], seed + batch, index, every_cube_state)
         per_batch = np.bincount(batch[keep] - lo, minlength=hi - lo)
         starts += list(starts[-1] + np.cumsum(per_batch))
         parts.append((counts, next_codes, infos.astype(INFO_DTYPE), worths))

@@ -126,6 +126,11 @@ class ValueNet(L.LightningModule):
             training steps, or over trainer.max_time where that ends first
             (training/schedule.py).
         weight_decay: AdamW weight decay.
+        equity_weight: in a money game (a table of several values), the weight of each
+            equity column's value loss beside a chance column's 1 (the weights then
+            scaled to a mean of 1). An equity is mapped to [0, 1] from a range six
+            points wide, so its errors weigh about six times less than a chance's at 1;
+            yet the players choose moves and cube actions by the equities alone.
         decision_weight: weight of the decision loss (needs data.decisions > 0): the
             cross-entropy from the table's choice distribution over a decision's
             moves, softmax(exact worth / temperature), to the net's (the KL divergence
@@ -155,9 +160,10 @@ class ValueNet(L.LightningModule):
 
     def __init__(self, game: str, pieces: int, hidden: list[int] = (256, 256),
                  activation: str = "relu", loss: str = "bce", lr: float = 3e-3,
-                 weight_decay: float = 0.0, decision_weight: float = 0.0,
-                 decision_temperature: float = 0.01, afterstate_weight: float = 0.0,
-                 search_weight: float = 0.0, init_from: str | None = None, bf16_epochs: int = 0,
+                 weight_decay: float = 0.0, equity_weight: float = 1.0,
+                 decision_weight: float = 0.0, decision_temperature: float = 0.01,
+                 afterstate_weight: float = 0.0, search_weight: float = 0.0,
+                 init_from: str | None = None, bf16_epochs: int = 0,
                  rules: str | None = None):
         super().__init__()
         if activation not in ACTIVATIONS:
@@ -168,8 +174,8 @@ class ValueNet(L.LightningModule):
                              for w in hidden):
             raise ModelError(f"model.hidden must list one or more layer widths of at least "
                              f"1, not {list(hidden)}")
-        for name, value, low in (("lr", lr, 0.0), ("decision_temperature",
-                                                    decision_temperature, 0.0)):
+        for name, value, low in (("lr", lr, 0.0), ("equity_weight", equity_weight, 0.0),
+                                 ("decision_temperature", decision_temperature, 0.0)):
             if not value > low:
                 raise ModelError(f"model.{name} must be more than {low:g}, not {value}")
         for name, value in (("weight_decay", weight_decay), ("decision_weight",
@@ -188,6 +194,9 @@ class ValueNet(L.LightningModule):
         if afterstate_weight > 0 and (decision_weight == 0 or len(self.names) > 1):
             raise ModelError("model.afterstate_weight needs model.decision_weight > 0 and a "
                              f"table of one value ({game}'s has {len(self.names)})")
+        if equity_weight != 1.0 and len(self.names) == 1:
+            raise ModelError(f"model.equity_weight needs a table of equities ({game}'s holds "
+                             "winning chances alone)")
         if search_weight > 0 and len(self.names) > 1:
             raise ModelError("model.search_weight needs a table of one value ("
                              f"{game}'s has {len(self.names)})")
@@ -196,6 +205,8 @@ class ValueNet(L.LightningModule):
         low, high = value_ranges(self.game)
         self.unit_scale = [1.0 / (h - v) for v, h in zip(low, high)]
         self.unit_shift = [-v / (h - v) for v, h in zip(low, high)]
+        weights = [equity_weight if v < 0 else 1.0 for v in low]   # an equity goes below 0
+        self.column_weights = [w * len(weights) / sum(weights) for w in weights]
         self.bf16 = False   # hidden layers in bfloat16 while training (set each epoch)
         if init_from:
             self.load_weights(read_initial_weights(init_from),
@@ -270,8 +281,13 @@ class ValueNet(L.LightningModule):
     def _loss(self, logits, values):
         values = self._to_unit(values)
         if self.hparams.loss == "bce":
-            return nn.functional.binary_cross_entropy_with_logits(logits, values)
-        return nn.functional.mse_loss(torch.sigmoid(logits), values)
+            each = nn.functional.binary_cross_entropy_with_logits(logits, values,
+                                                                  reduction="none")
+        else:
+            each = (torch.sigmoid(logits) - values) ** 2
+        if len(self.names) > 1:
+            each = each * each.new_tensor(self.column_weights)
+        return each.mean()
 
     def training_step(self, batch, _):
         loss = self._loss(self(batch["codes"]), batch["values"])
@@ -301,15 +317,20 @@ class ValueNet(L.LightningModule):
 
     def _equity_worths(self, need, logits, exact):
         """A money game's moves as its table's decision_worths values them (solver/
-        contact_table.py): the mover's equity with the cube centred, the opponent on roll
-        doubling when right, from the net's values of the positions after the moves
-        (`need`, whose logits are given); a move that ends the game is worth its win."""
+        contact_table.py), in the cube states of `exact` (n, M, states): the mover's
+        equity with the cube centred, owned and unavailable (the first `states`), the
+        opponent on roll doubling when right (solver/contact.py: turned_values), from the
+        net's values of the positions after the moves (`need`, whose logits are given); a
+        move that ends the game is worth its win."""
         unit = torch.sigmoid(logits)
         values = (unit - unit.new_tensor(self.unit_shift)) / unit.new_tensor(self.unit_scale)
-        centered = values[:, self.names.index("centered")]
-        unavailable = values[:, self.names.index("unavailable")]
-        worth = torch.where(need, 0.0, exact).to(values.dtype)
-        worth[need] = -torch.maximum(centered, torch.clamp(2 * unavailable, max=1.0))
+        centered, owned, unavailable = (values[:, self.names.index(name)]
+                                        for name in ("centered", "owned", "unavailable"))
+        doubled = torch.clamp(2 * unavailable, max=1.0)
+        turned = torch.stack([-torch.maximum(centered, doubled), -unavailable,
+                              -torch.maximum(owned, doubled)], dim=1)
+        worth = torch.where(need.unsqueeze(2), 0.0, exact).to(values.dtype)
+        worth[need] = turned[:, :exact.shape[2]]
         return worth
 
     def _choice_loss(self, worth, live, exact, shares=None):
@@ -328,8 +349,15 @@ class ValueNet(L.LightningModule):
         live = _live(counts, next_codes.shape[1])
         need = valued_moves(live, infos)
         logits = self(next_codes[need])
-        if len(self.names) > 1:
-            return self._choice_loss(self._equity_worths(need, logits, exact), live, exact), None
+        if len(self.names) > 1:   # each cube state of `exact` is a decision of its own
+            by_state = exact if exact.dim() == 3 else exact.unsqueeze(2)
+            states = by_state.shape[2]
+            worth = self._equity_worths(need, logits, by_state)
+
+            def each(t):
+                return t.transpose(1, 2).reshape(-1, t.shape[1])
+            return self._choice_loss(each(worth), live.repeat_interleave(states, dim=0),
+                                     each(by_state)), None
         worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
         afterstate = None
         if self.hparams.afterstate_weight > 0:
