@@ -40,6 +40,9 @@ def starts_text(game) -> str:
 class CubeRegret:
     summary: dict             # the figures (tabula eval regret --json prints them)
     loss_points: np.ndarray   # every decision's loss, in points at its cube value
+    codes: np.ndarray         # the position of each decision, seen by the side on roll
+    checker: np.ndarray       # whether each decision is a checker play (else the cube's)
+    cube_values: np.ndarray   # the cube's value at each decision
 
 
 def cube_regret(table, player: Player, games: int, seed: int,
@@ -59,16 +62,19 @@ def cube_regret(table, player: Player, games: int, seed: int,
     loss = {"checker": 0.0, "cube": 0.0}
     count = {"checker": 0, "cube": 0}
     errors = {"checker": 0, "cube": 0}
-    losses = []
+    losses, codes, kinds, values = [], [], [], []
     points_won = 0.0      # by the side that rolls first, for a sanity figure
     progress = Progress("cube regret", games, "games", quiet)
 
-    def score(kind, lost, value):
+    def score(kind, lost, value, code):
         lost *= value
         loss[kind] += lost
         count[kind] += 1
         errors[kind] += lost > TIE
         losses.append(lost)
+        codes.append(code)
+        kinds.append(kind == "checker")
+        values.append(value)
 
     for g in range(games):
         now = begin(game, rng)
@@ -78,10 +84,10 @@ def cube_regret(table, player: Player, games: int, seed: int,
                 exact = exact_of(np.array([now.code]))
                 nd, unavailable = exact.no_double(state)[0], exact.no_double(UNAVAILABLE)[0]
                 doubled = player.doubles(now.code, state)
-                score("cube", double_loss(nd, unavailable, doubled), now.cube.value)
+                score("cube", double_loss(nd, unavailable, doubled), now.cube.value, now.code)
                 if doubled:
                     taken = player.takes(now.code)
-                    score("cube", take_loss(unavailable, taken), now.cube.value)
+                    score("cube", take_loss(unavailable, taken), now.cube.value, now.code)
                     now = step(game, step(game, now, Action(DOUBLE)),
                                Action(ACCEPT if taken else PASS))
                     if not taken:
@@ -98,7 +104,7 @@ def cube_regret(table, player: Player, games: int, seed: int,
                                        win_points) if n > 1 else 0
             if n > 1:
                 exact = move_equities(exact_of, now.next_codes, overs, state, win_points)
-                score("checker", exact.max() - exact[choice], cube.value)
+                score("checker", exact.max() - exact[choice], cube.value, now.code)
             now = step(game, now, Action(PLAY, choice))
         points_won += now.points if now.winner == 0 else -now.points
         progress.update(g + 1)
@@ -114,4 +120,5 @@ def cube_regret(table, player: Player, games: int, seed: int,
             "checker_error_rate": float(errors["checker"] / max(count["checker"], 1)),
             "cube_error_rate": float(errors["cube"] / max(count["cube"], 1)),
             "worst_loss_points": float(losses.max(initial=0.0)),
-            "first_roller_points_per_game": float(points_won / games)}, losses)
+            "first_roller_points_per_game": float(points_won / games)}, losses,
+        np.array(codes, dtype=np.int64), np.array(kinds, dtype=bool), np.array(values))

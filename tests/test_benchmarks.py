@@ -41,6 +41,10 @@ def test_run_script_exit_status(monkeypatch, capsys):
     ("bench_bear_offs.py", ["--model", "missing.onnx"], "no model file"),
     ("bench_bear_offs.py", ["--model", "m.onnx", "--pairs=0"], "--pairs takes"),
     ("bench_hypergammon.py", ["--checkers=4"], "--checkers takes 1, 2 and 3"),
+    ("bench_regret_breakdown.py", ["--table", "missing.h5", "--player", "perfect"],
+     "no table file"),
+    ("bench_regret_breakdown.py", ["--table", "missing.h5", "--player", "perfect",
+                                   "--games=0"], "--games must be at least 1"),
     ("bench_hypergammon.py", ["--makehyper-file", "missing.bd"], "no file"),
     ("bench_search_ceiling.py", ["--tables", "missing.h5", "--pairs=0"],
      "--ms must be a positive number of milliseconds, --pairs"),
@@ -76,3 +80,34 @@ def run_benchmark(monkeypatch, capsys, folder, script, *args) -> tuple[int, str]
     with pytest.raises(SystemExit) as done:
         runpy.run_path(str(path), run_name="__main__")
     return done.value.code, capsys.readouterr().err
+
+
+def test_the_regret_breakdown_splits_every_decision_once(hyper2, tmp_path, monkeypatch,
+                                                         capsys):
+    """bench_regret_breakdown: checker plays and cube decisions add up to the regret's
+    figures, and each split of the checker plays (contact, cube value, size of the
+    loss) adds up to the checker plays."""
+    import json
+    code, _ = run_benchmark(monkeypatch, capsys, tmp_path, "bench_regret_breakdown.py",
+                            "--table", str(hyper2.path), "--player", "heuristic",
+                            "--games", "40")
+    assert code in (0, None)
+    result = json.loads((ROOT / "benchmarks" / "results" /
+                         "regret_breakdown_backgammon_hyper_2.json").read_text())
+    rows = {r["decisions"]: r for r in result["rows"]}
+    summary = result["summary"]
+    assert rows["checker plays"]["count"] == summary["checker_decisions"] > 0
+    assert rows["cube decisions"]["count"] == summary["cube_decisions"] > 0
+    checker = rows["checker plays"]
+    assert summary["checker_loss_per_game_points"] > 0
+    assert checker["points a game"] == pytest.approx(summary["checker_loss_per_game_points"],
+                                                     abs=1e-4)
+    for prefix in ("checker, in contact|checker, no contact", "checker, cube at",
+                   "checker, loss"):
+        split = [r for name, r in rows.items() if any(name.startswith(p)
+                                                      for p in prefix.split("|"))]
+        assert len(split) >= 2
+        assert sum(r["points a game"] for r in split) == pytest.approx(
+            checker["points a game"], abs=1e-3)
+        if prefix != "checker, loss":   # the sizes of loss leave out the decisions lost nothing
+            assert sum(r["count"] for r in split) == checker["count"]
