@@ -83,9 +83,9 @@ class ValueData(L.LightningDataModule):
             loss; 0 for none.
         every_cube_state: in a money game, the decision loss counts each decision in
             each of the mover's cube states (centred, owned, unavailable: the moves'
-            equities in that state), not with the cube centred alone; the owned state
-            is the only one that reads the opponent's equities with the cube owned.
-            Needs data.table, and no data.hard.
+            equities in that state), not with the cube centred alone (which leaves
+            out the net's `owned` output: the moves read it only where the opponent
+            owns the cube). Needs data.table, and no data.hard.
         hard: per training batch, how many more decisions to draw from those the net
             chose wrongly when it last played a sample of them, at the start of the
             epoch (training/hard.py); 0 for none. Needs `decisions`.
