@@ -136,10 +136,12 @@ class ContactTable(MoneyTable):
         g = self.game
         live = np.arange(next_codes.shape[1]) < np.asarray(counts)[:, None]
         over = live & ((infos & OVER) != 0)
-        worths = np.zeros(next_codes.shape + (3,), dtype=np.float32)
+        states = 3 if every_state else 1
+        worths = np.zeros(next_codes.shape + (states,), dtype=np.float32)
         worths[over] = np.array([g.loss_size(np.int64(c), g.pieces)
                                  for c in next_codes[over]], dtype=np.float32)[:, None]
-        worths[live & ~over] = contact.turned_equities(self.values(next_codes[live & ~over]))
+        worths[live & ~over] = contact.turned_equities(
+            self.values(next_codes[live & ~over]))[:, :states]
         return worths if every_state else worths[..., 0]
 
     def self_play(self, seed: int, first_game: int, n: int, explore: float,

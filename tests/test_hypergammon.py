@@ -250,6 +250,9 @@ def test_the_equity_weight_makes_an_equitys_error_weigh_that_many_times_a_chance
         assert extra_cost(net, "owned") == pytest.approx(extra_cost(net, "centered"))
     with pytest.raises(ModelError, match="equity_weight"):
         ValueNet("ur", 3, [8], equity_weight=6.0)
+    for bad in (0.0, float("nan"), float("inf")):
+        with pytest.raises(ModelError, match="equity_weight must be more than 0 and finite"):
+            ValueNet("backgammon", 1, hidden=[8], rules="hyper", equity_weight=bad)
 
 
 def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(

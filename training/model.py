@@ -1,6 +1,7 @@
 """The value network: the game's features of packed position codes, then an MLP
 giving the logit of the mover's winning chance (for race tables, one logit for each
 value the table gives: solver/values.py)."""
+import math
 import pickle
 import sys
 import warnings
@@ -176,14 +177,15 @@ class ValueNet(L.LightningModule):
                              f"1, not {list(hidden)}")
         for name, value, low in (("lr", lr, 0.0), ("equity_weight", equity_weight, 0.0),
                                  ("decision_temperature", decision_temperature, 0.0)):
-            if not value > low:
-                raise ModelError(f"model.{name} must be more than {low:g}, not {value}")
+            if not (value > low and math.isfinite(value)):
+                raise ModelError(f"model.{name} must be more than {low:g} and finite, "
+                                 f"not {value}")
         for name, value in (("weight_decay", weight_decay), ("decision_weight",
                                                              decision_weight),
                             ("afterstate_weight", afterstate_weight),
                             ("search_weight", search_weight), ("bf16_epochs", bf16_epochs)):
-            if not value >= 0:
-                raise ModelError(f"model.{name} must be 0 or more, not {value}")
+            if not (value >= 0 and math.isfinite(value)):
+                raise ModelError(f"model.{name} must be 0 or more and finite, not {value}")
         self.save_hyperparameters()
         self.game = get_game(game, pieces, rules)
         widths = [self.game.encoding.n_features, *hidden]
