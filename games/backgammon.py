@@ -28,6 +28,7 @@ from numba import njit
 from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from .cube import Cube
+from .backgammon_shots import hit_chances, shot_tables
 from .features import concat, field, one_hot
 from .gnubg_id import board_of_id, position_id
 from .game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Flag, Game,
@@ -436,13 +437,14 @@ SHOT_CHANCES = _shot_chances()
 
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64): for each side (mover first), for
-    each of its 25 places (points 1..24, the bar) whether it holds at least 1, 2 and 3
-    checkers, then its pips to go / 75 and its checkers borne off (0..pieces) one-hot;
-    then for each side's checker (slot by slot) the chance that the other side can hit
-    it, if it is a blot on a point (the best of the other side's checkers by
-    SHOT_CHANCES of the distance, blocks ignored); then whether the sides are still in
-    contact (a checker of one has yet to pass one of the other):
-    2 * (75 + 1 + pieces + 1 + 3) + 1 inputs."""
+    each of its 25 places (points 1..24, the bar) whether it holds at least 1 and at
+    least 2 checkers, whether it holds 3 on one place (which: the place holding 2),
+    its pips to go / 75 and its checkers borne off (0..pieces) one-hot; then for each
+    of its checkers (slot by slot) the chance that the other side can hit it, and the
+    chance that the other side can hit at least one (games/backgammon_shots.py); then
+    whether the sides are still in contact (a checker of one has yet to pass one of the
+    other):
+    2 * (50 + 1 + 1 + pieces + 1 + 3 + 1) + 1 inputs."""
     places = [[field(codes, first_bit + SLOT_BITS * i, SLOT_BITS) for i in range(SLOTS)]
               for first_bit in (0, SIDE_BITS)]
     parts = []
@@ -452,21 +454,16 @@ def features(codes, pieces: int):
             hot = one_hot(place, PLACES)
             counts = hot if counts is None else counts + hot
         in_play = counts[:, 1:]
-        parts += [(in_play >= 1).float(), (in_play >= 2).float(), (in_play >= 3).float(),
+        parts += [(in_play >= 1).float(), (in_play >= 2).float(),
+                  (in_play >= 3).float().amax(dim=1, keepdim=True),
                   sum(side).unsqueeze(1).float() / (SLOTS * BAR),
                   one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
-    # the checkers as (n, 3) places, each side's against the other's in (n, 3, 3) pairs
-    # (a few tensor operations, so that the exported graph stays small and fast)
+    # the checkers as (n, 3) places (a few tensor operations, so that the exported graph
+    # stays small and fast)
     mine, theirs = (concat([place.unsqueeze(1) for place in side]) for side in places)
+    tables = shot_tables(codes)
     for side, other in ((mine, theirs), (theirs, mine)):
-        alone = (side.unsqueeze(2) == side.unsqueeze(1)).long().sum(dim=2) == 1
-        blot = alone & (side >= 1) & (side < BAR)
-        distance = side.unsqueeze(2) + other.unsqueeze(1) - BAR   # the other goes the
-        can = blot.unsqueeze(2) & (other.unsqueeze(1) >= 1) & (distance >= 1)  # other way
-        hot = (distance.clamp(0, BAR - 1).unsqueeze(3) ==
-               distance.new_tensor(list(range(BAR)))).float()
-        chance = (hot @ hot.new_tensor(SHOT_CHANCES).unsqueeze(1)).squeeze(3) * can.float()
-        parts.append(chance.amax(dim=2))
+        parts += list(hit_chances(side, other, tables))
     meets = (mine.unsqueeze(2) >= 1) & (theirs.unsqueeze(1) >= 1) & \
         (mine.unsqueeze(2) + theirs.unsqueeze(1) > BAR)
     parts.append((meets.long().sum(dim=(1, 2)) >= 1).float().unsqueeze(1))
@@ -474,4 +471,4 @@ def features(codes, pieces: int):
 
 
 def n_features(pieces: int) -> int:
-    return 2 * (3 * BAR + 1 + pieces + 1 + SLOTS) + 1
+    return 2 * (2 * BAR + 1 + 1 + pieces + 1 + SLOTS + 1) + 1

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from tabula.games import backgammon, backgammon_standard as standard_rules, get_game
+from tabula.games.backgammon_shots import hit_chances, shot_tables
 from tabula.games.backgammon_view import checker_steps, notation
 from tabula.games.game import PositionError
 from tabula.infra.batch import per_code
@@ -77,6 +78,33 @@ def test_three_checker_counts_equal_makehyper():
     assert sum(backgammon.layer_size(a, b) for a, b in layers) + 1 == MAKEHYPER_POSITIONS[3]
     game_over = sum(backgammon.layer_size(a, b) for a, b in layers if not (a and b)) + 1
     assert game_over == 6_551
+
+
+@pytest.mark.parametrize("checkers", [2, 3])
+def test_hit_chances_equal_the_reference(checkers):
+    """The network's inputs on shots (games/backgammon_shots.py): each blot's chance of
+    being hit, and of any being hit, equal the reference's, which plays every order of
+    the dice one checker at a time (a point held in the way, the bar first)."""
+    import torch
+    states = sample_states(checkers, 400, seed=20 + checkers)
+    codes = torch.as_tensor([int(backgammon.code_of_board(np.array(me + opp, dtype=np.int8)))
+                             for me, opp in states])
+    mine, theirs = ((codes.unsqueeze(1).bitwise_right_shift(
+        codes.new_tensor([first + 5 * i for i in range(3)])).bitwise_and(31))
+        for first in (0, 15))
+    tables = shot_tables(codes)
+    found = [hit_chances(side, other, tables) for side, other in ((mine, theirs), (theirs, mine))]
+    blots_seen = shots_seen = 0
+    for n, (me, opp) in enumerate(states):
+        for (each, any_hit), places, owner, hitter in zip(found, (mine, theirs),
+                                                           (me, opp), (opp, me)):
+            chances, expected_any = reference.hit_chances(hitter, owner)
+            expected = [chances.get(int(place), 0.0) for place in places[n]]
+            assert each[n].tolist() == pytest.approx(expected, abs=1e-6), (me, opp)
+            assert float(any_hit[n]) == pytest.approx(expected_any, abs=1e-6), (me, opp)
+            blots_seen += len(chances)
+            shots_seen += expected_any > 0
+    assert blots_seen > 100 and shots_seen > 50
 
 
 def test_notation_is_gnubgs():

@@ -61,3 +61,28 @@ def plays(me, opp, high, low):
     if most == 1 and high != low and any(first == high for _, first, _ in best):
         best = [p for p in best if p[1] == high]
     return {state for _, _, state in best}
+
+
+def _reached(me, opp, dice):
+    """Every state met while playing `dice` in order, one checker at a time, stopping
+    anywhere (how many dice must be played is not asked)."""
+    found = [(me, opp)]
+    for frm, to in single_moves(me, opp, dice[0]) if dice else []:
+        found += _reached(*step(me, opp, frm, to), dice[1:])
+    return found
+
+
+def hit_chances(me, opp):
+    """({point: chance} for each of opp's blots, the chance of hitting any): the share
+    of the 36 rolls with which me, on roll, can hit it in some part of a play."""
+    blots = [p for p in range(1, BAR) if opp[p] == 1]
+    chances, any_hit = dict.fromkeys(blots, 0.0), 0.0
+    for high in range(1, 7):
+        for low in range(1, 7):
+            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
+            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
+            hit = [p for p in blots if any(after[p] == 0 for _, after in reached)]
+            for p in hit:
+                chances[p] += 1 / 36
+            any_hit += bool(hit) / 36
+    return chances, any_hit
