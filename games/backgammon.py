@@ -25,7 +25,7 @@ from functools import partial
 import numpy as np
 from numba import njit
 
-from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, THEM, plays
+from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, PROBS, THEM, THROWS, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from .cube import Cube
 from .backgammon_shots import hit_chances, shot_tables
@@ -49,9 +49,6 @@ SLOT_MASK = (1 << SLOT_BITS) - 1
 SIDE_BITS = SLOT_BITS * SLOTS
 SIDE_MASK = (1 << SIDE_BITS) - 1
 START_POINTS = (24, 23, 22)
-THROWS = np.array([10 * hi + lo for hi in range(1, 7) for lo in range(1, hi + 1)],
-                  dtype=np.int64)
-PROBS = np.array([1.0 if t // 10 == t % 10 else 2.0 for t in THROWS]) / 36.0
 MAX_MOVES = 64         # distinct results of one roll with 3 checkers (the tests check)
 SCRATCH = 64           # boards kept at one step of a roll's play (3 checkers: < 50)
 CAPABILITIES = Capabilities(has_gammons=True)
@@ -435,6 +432,13 @@ def _shot_chances() -> list[float]:
 SHOT_CHANCES = _shot_chances()
 
 
+def checker_places(codes):
+    """(mover's, opponent's) checkers of a batch of codes (torch int64) as (n, 3) places,
+    each in its own numbering (0: borne off, 25: the bar)."""
+    return tuple(concat([field(codes, first_bit + SLOT_BITS * i, SLOT_BITS).unsqueeze(1)
+                         for i in range(SLOTS)]) for first_bit in (0, SIDE_BITS))
+
+
 def features(codes, pieces: int):
     """Network input of a batch of codes (torch int64): for each side (mover first), for
     each of its 25 places (points 1..24, the bar) whether it holds at least 1 and at
@@ -445,22 +449,15 @@ def features(codes, pieces: int):
     whether the sides are still in contact (a checker of one has yet to pass one of the
     other):
     2 * (50 + 1 + 1 + pieces + 1 + 3 + 1) + 1 inputs."""
-    places = [[field(codes, first_bit + SLOT_BITS * i, SLOT_BITS) for i in range(SLOTS)]
-              for first_bit in (0, SIDE_BITS)]
-    parts = []
-    for side in places:
-        counts = None
-        for place in side:
-            hot = one_hot(place, PLACES)
-            counts = hot if counts is None else counts + hot
+    mine, theirs = checker_places(codes)   # (a few tensor operations, so that the
+    parts = []                             # exported graph stays small and fast)
+    for side in (mine, theirs):
+        counts = sum(one_hot(side[:, i], PLACES) for i in range(SLOTS))
         in_play = counts[:, 1:]
         parts += [(in_play >= 1).float(), (in_play >= 2).float(),
                   (in_play >= 3).float().amax(dim=1, keepdim=True),
-                  sum(side).unsqueeze(1).float() / (SLOTS * BAR),
+                  side.sum(dim=1, keepdim=True).float() / (SLOTS * BAR),
                   one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
-    # the checkers as (n, 3) places (a few tensor operations, so that the exported graph
-    # stays small and fast)
-    mine, theirs = (concat([place.unsqueeze(1) for place in side]) for side in places)
     tables = shot_tables(codes)
     for side, other in ((mine, theirs), (theirs, mine)):
         parts += list(hit_chances(side, other, tables))

@@ -20,6 +20,10 @@ PLACES = 26          # off, points 1..24, the bar
 OFF = 0
 BAR = 25
 HOME = 6             # points 1..6 are a side's home board
+# the 21 throws of two dice, the higher die first (6-1 is 61), and their chances
+THROWS = np.array([10 * hi + lo for hi in range(1, 7) for lo in range(1, hi + 1)],
+                  dtype=np.int64)
+PROBS = np.array([1.0 if t // 10 == t % 10 else 2.0 for t in THROWS]) / 36.0
 BOARD = 2 * PLACES
 THEM = PLACES        # the opponent's counts start here
 MAX_BOARDS = 4096    # boards kept at one step of a roll's play with 15 checkers

@@ -11,10 +11,10 @@ hitter can do is looked up in two constant tables built here from the rules, and
 test compares the result with a plain search over every order of the dice
 (tests/reference/backgammon_rules.py hit_chances).
 """
-from .backgammon_rules import BAR
+from .backgammon_rules import BAR, PROBS, THROWS
+from .features import bit_planes, weighted_sum
 
-ROLLS = [(high, low) for high in range(1, 7) for low in range(1, high + 1)]
-ROLL_CHANCES = [(1 if high == low else 2) / 36 for high, low in ROLLS]
+ROLLS = [(int(throw) // 10, int(throw) % 10) for throw in THROWS]   # (high, low)
 ALL_ROLLS = (1 << len(ROLLS)) - 1
 # A checker's ways to go with a roll, in classes: one die of two different dice, the
 # higher or the lower; both of them; a double's die once, twice, three or four times.
@@ -82,9 +82,7 @@ def shot_tables(codes):
 
 def chance_of(masks):
     """The chance of a roll in each mask: masks (...) to floats (...)."""
-    bits = masks.unsqueeze(-1).bitwise_right_shift(
-        masks.new_tensor(list(range(len(ROLLS))))).bitwise_and(1).float()
-    return (bits @ bits.new_tensor(ROLL_CHANCES).unsqueeze(1)).squeeze(-1)
+    return weighted_sum(bit_planes(masks, 0, len(ROLLS)), PROBS.tolist()).squeeze(-1)
 
 
 def hit_chances(side, other, tables):

@@ -15,6 +15,7 @@ from functools import partial
 import numpy as np
 from numba import njit
 
+from .backgammon_rules import PROBS, THROWS
 from .cube import Cube
 from .combinatorics import BINOM, colex_rank, colex_unrank
 from .features import concat, field, one_hot
@@ -33,9 +34,6 @@ TOTAL_CHECKERS = 15    # each side started with 15: a loser with all 15 left los
 OFF = 0
 SIDE_BITS = 24
 SIDE_MASK = (1 << SIDE_BITS) - 1
-THROWS = np.array([10 * hi + lo for hi in range(1, 7) for lo in range(1, hi + 1)],
-                  dtype=np.int64)
-PROBS = np.array([1.0 if t // 10 == t % 10 else 2.0 for t in THROWS]) / 36.0
 MAX_MOVES = 128        # distinct results of one throw (checked over every position by the tests)
 SIDES = ("white", "black")
 ROLL_TEMPO = 4.0       # pips the player on roll is ahead: about half an average roll

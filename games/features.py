@@ -11,9 +11,10 @@ Nothing here imports torch: constants are made with `codes.new_tensor`.
 
 
 def bit_planes(codes, first_bit: int, count: int):
-    """Bits first_bit .. first_bit+count-1 of each code, as a float (n, count) array."""
+    """Bits first_bit .. first_bit+count-1 of each code, as a float array of codes'
+    shape and one more axis of `count` (n codes: (n, count))."""
     shifts = codes.new_tensor(list(range(first_bit, first_bit + count)))
-    return codes.unsqueeze(1).bitwise_right_shift(shifts).bitwise_and(1).float()
+    return codes.unsqueeze(-1).bitwise_right_shift(shifts).bitwise_and(1).float()
 
 
 def field(codes, first_bit: int, width: int):
@@ -27,7 +28,7 @@ def one_hot(counts, size: int):
 
 
 def weighted_sum(planes, weights):
-    """planes (n, k) times a constant weight vector of length k, as an (n, 1) array."""
+    """planes (..., k) times a constant weight vector of length k, as a (..., 1) array."""
     return planes @ planes.new_tensor(weights).unsqueeze(1)
 
 

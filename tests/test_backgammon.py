@@ -89,9 +89,7 @@ def test_hit_chances_equal_the_reference(checkers):
     states = sample_states(checkers, 400, seed=20 + checkers)
     codes = torch.as_tensor([int(backgammon.code_of_board(np.array(me + opp, dtype=np.int8)))
                              for me, opp in states])
-    mine, theirs = ((codes.unsqueeze(1).bitwise_right_shift(
-        codes.new_tensor([first + 5 * i for i in range(3)])).bitwise_and(31))
-        for first in (0, 15))
+    mine, theirs = backgammon.checker_places(codes)
     tables = shot_tables(codes)
     found = [hit_chances(side, other, tables) for side, other in ((mine, theirs), (theirs, mine))]
     blots_seen = shots_seen = 0
