@@ -195,24 +195,21 @@ def cubeless_equity(win, wg, wbg, lg, lbg):
 
 
 @njit(cache=True)
-def won_values(size, out):
-    """out = the mover's nine values after a move that wins `size` points a unit of
-    cube (a gammon counts single under the Jacoby rule, the cube centred)."""
-    out[0], out[1], out[2], out[3], out[4] = won_chances(size)
-    out[CENTERED] = out[OWNED] = out[UNAVAILABLE] = float(size)
-    out[JACOBY] = 1.0
+def won_values(size):
+    """The mover's nine values after a move that wins `size` points a unit of cube (a
+    gammon counts single under the Jacoby rule, the cube centred)."""
+    return won_chances(size) + (float(size), float(size), float(size), 1.0)
 
 
 @njit(cache=True)
-def turned_values(v, out):
-    """out = the mover's nine values after a move to a position whose values, for the
+def turned_values(v):
+    """The mover's nine values after a move to a position whose values, for the
     opponent on roll there, are v: the chances turned round, and each cube state's
     equity after the opponent's cube action there (cube_equity), negated."""
-    out[0], out[1], out[2], out[3], out[4] = turned_chances(v)
-    out[OWNED] = -v[UNAVAILABLE]
-    out[CENTERED] = -cube_equity(v[CENTERED], v[UNAVAILABLE])
-    out[UNAVAILABLE] = -cube_equity(v[OWNED], v[UNAVAILABLE])
-    out[JACOBY] = -cube_equity(v[JACOBY], v[UNAVAILABLE])
+    return turned_chances(v) + (-cube_equity(v[CENTERED], v[UNAVAILABLE]),
+                                -v[UNAVAILABLE],
+                                -cube_equity(v[OWNED], v[UNAVAILABLE]),
+                                -cube_equity(v[JACOBY], v[UNAVAILABLE]))
 
 
 @njit(cache=True)
@@ -220,10 +217,9 @@ def turned_equities(values):
     """(n, 3): turned_values' equities, cube centred, owned and unavailable for the
     mover, after moves to positions of `values` (n, 9; for the opponent on roll there)."""
     out = np.empty((len(values), 3))
-    row = np.empty(len(VALUES))
     for i in range(len(values)):
-        turned_values(values[i], row)
-        out[i, 0], out[i, 1], out[i, 2] = row[CENTERED], row[OWNED], row[UNAVAILABLE]
+        move = turned_values(values[i])
+        out[i, 0], out[i, 1], out[i, 2] = move[CENTERED], move[OWNED], move[UNAVAILABLE]
     return out
 
 
@@ -251,26 +247,26 @@ def best_cubeless_move(layer_of, rank, loss_size, pieces, values, offsets, next_
 def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
     """out = the values of the position whose moves are row i of the table (firsts,
     counts, targets), from its successors' (the Bellman operator); best: room for
-    one roll's best (BEST_ROOM: better_move), then one move's nine values.
+    one roll's best (BEST_ROOM: better_move).
     passed: -1, or the number of position i's mirror to read a blocked roll as
     makehyper does (each value of the opponent's same cube state, negated, with no
     double of theirs), for the comparison with it alone."""
     n_throws = len(probs)
     out[:] = 0.0
     end = firsts[i]
-    move = best[BEST_ROOM:]
     for t in range(n_throws):
         begin, end = end, end + counts[i, t]
-        best[:BEST_ROOM] = -np.inf
+        best[:] = -np.inf
         for s in range(begin, end):
             k = targets[s]
             if k < 0:                        # the move wins: -k points a unit of cube
-                won_values(-k, move)
+                move = won_values(-k)
             elif k == passed:
-                turned_values(values[k], move)
-                move[CENTERED:] = -values[k, CENTERED:]
+                v = values[k]
+                move = turned_chances(v) + (-v[CENTERED], -v[OWNED], -v[UNAVAILABLE],
+                                            -v[JACOBY])
             else:                            # the opponent is on roll in position k
-                turned_values(values[k], move)
+                move = turned_values(values[k])
             better_move(move, best)
         for q in range(9):
             out[q] += probs[t] * best[q]
@@ -278,18 +274,21 @@ def _backup(i, firsts, counts, targets, probs, values, out, best, passed):
 
 @njit(cache=True)
 def better_move(move, best):
-    """Fold one move's nine values into the best of a roll so far (BEST_ROOM values,
-    all -inf before the first move): the chances of the cubeless perfect player's
-    choice (better_cubeless), each cube state's best equity, which checker play
-    maximises apart, and the best cubeless equity. Whether the move is the cubeless
-    choice so far."""
+    """Fold one move's nine values (a tuple) into the best of a roll so far (BEST_ROOM
+    values, all -inf before the first move): the chances of the cubeless perfect
+    player's choice (better_cubeless), each cube state's best equity, which checker
+    play maximises apart, and the best cubeless equity. Whether the move is the
+    cubeless choice so far. (A move's values in an array, written and read back for
+    every move, made the solve's sweeps 4.6 times as long: docs/BENCHMARKS.md.)"""
     cubeless = cubeless_equity(move[0], move[1], move[2], move[3], move[4])
     chosen = better_cubeless(cubeless, move[0], best[BEST_CUBELESS], best[0])
     if chosen:
-        best[:5] = move[:5]
+        best[0], best[1], best[2], best[3], best[4] = move[0], move[1], move[2], move[3], move[4]
         best[BEST_CUBELESS] = max(cubeless, best[BEST_CUBELESS])
-    for q in range(CENTERED, 9):
-        best[q] = max(best[q], move[q])
+    best[CENTERED] = max(best[CENTERED], move[CENTERED])
+    best[OWNED] = max(best[OWNED], move[OWNED])
+    best[UNAVAILABLE] = max(best[UNAVAILABLE], move[UNAVAILABLE])
+    best[JACOBY] = max(best[JACOBY], move[JACOBY])
     return chosen
 
 
@@ -305,7 +304,7 @@ def _sweep(order, firsts, counts, targets, probs, values, write, mirrors):
     changes = np.zeros(n_chunks)
     for c in prange(n_chunks):
         out = np.empty(9)
-        best = np.empty(BEST_ROOM + 9)
+        best = np.empty(BEST_ROOM)
         largest = 0.0
         for j in range(c * chunk, min(n, (c + 1) * chunk)):
             i = order[j]
@@ -393,7 +392,7 @@ def spot_residual(game, offsets, values, numbers) -> float:
     """max |T(V) - V| over the positions numbered `numbers` of a solved table."""
     codes = codes_of(game, offsets, numbers)
     firsts, counts, targets = table_moves(game, codes, offsets)
-    out, best = np.empty(len(VALUES)), np.empty(BEST_ROOM + len(VALUES))
+    out, best = np.empty(len(VALUES)), np.empty(BEST_ROOM)
     worst = 0.0
     for j, number in enumerate(numbers):
         _backup(j, firsts, counts, targets, game.probs, values, out, best, -1)

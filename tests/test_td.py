@@ -66,8 +66,7 @@ def test_a_blocked_roll_passes_the_position_to_the_opponent():
                                         next_codes, infos)
     assert chosen[0] == 0 and next_codes[0, 0] == game.mirror(code)
     assert list(asked[0]) == [game.mirror(code)]
-    expected = np.empty(td.N_VALUES)
-    contact.turned_values(fake, expected)
+    expected = contact.turned_values(fake)
     assert np.allclose(labels[0], expected)
 
 

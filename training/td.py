@@ -76,15 +76,14 @@ def _choose_and_label(loss_size, pieces, counts, next_codes, infos, values, labe
     (labels, nine values): values holds the network's values of the results of the
     moves that do not win, decision by decision, move by move."""
     best = np.empty(BEST_ROOM)
-    move = np.empty(N_VALUES)
     k = 0
     for i in range(len(counts)):
         best[:] = -np.inf
         for j in range(counts[i]):
             if infos[i, j] & OVER:
-                won_values(loss_size(next_codes[i, j], pieces), move)
+                move = won_values(loss_size(next_codes[i, j], pieces))
             else:
-                turned_values(values[k], move)
+                move = turned_values(values[k])
                 k += 1
             if better_move(move, best):
                 chosen[i] = j
