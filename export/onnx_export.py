@@ -29,7 +29,10 @@ from tabula.runtime.model_file import (FORMAT, FORMAT_VERSION, OnnxValueModel, i
 from .quantize import mean_inputs, quantize_weights
 
 PARITY_POSITIONS = 20_000
-PARITY_BOUND = 1e-6   # of each output's range (an equity's is 6 points): float32's noise
+# of each output's range (an equity's is 6 points). float32's rounding through the
+# layers, with onnxruntime's exp against torch's, reaches 1e-6 over the positions
+# (hypergammon's SiLU nets: 0.8e-6 and 1.01e-6); a wrong graph differs by far more.
+PARITY_BOUND = 1e-5
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 CALIBRATION_SEED = 54321
 INPUT_NAME = "codes"
