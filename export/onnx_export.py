@@ -31,7 +31,7 @@ from .quantize import mean_inputs, quantize_weights
 PARITY_POSITIONS = 20_000
 # of each output's range (an equity's is 6 points). float32's rounding through the
 # layers, with onnxruntime's exp against torch's, reaches 1e-6 over the positions
-# (hypergammon's SiLU nets: 0.8e-6 and 1.01e-6); a wrong graph differs by far more.
+# (hypergammon's SiLU nets: 0.8e-6 and 1.01e-6); the bound is ten times that.
 PARITY_BOUND = 1e-5
 CALIBRATION_POSITIONS = 20_000  # uniform positions whose mean layer inputs correct int8 biases
 CALIBRATION_SEED = 54321
