@@ -48,6 +48,11 @@ def test_run_script_exit_status(monkeypatch, capsys):
     ("bench_hypergammon.py", ["--makehyper-file", "missing.bd"], "no file"),
     ("bench_search_ceiling.py", ["--tables", "missing.h5", "--pairs=0"],
      "--ms must be a positive number of milliseconds, --pairs"),
+    ("bench_loss_pull.py", ["--checkpoint", "c.ckpt", "--data", "d.h5", "--table", "t.h5",
+                            "--decisions=0"], "--decisions must be 1 to --positions"),
+    pytest.param("bench_loss_pull.py", ["--checkpoint", "missing.ckpt", "--data", "d.h5",
+                                        "--table", "t.h5"], "no checkpoint file",
+                 marks=pytest.mark.slow),   # imports torch and Lightning first
 ])
 def test_missing_file_is_one_line(tmp_path, monkeypatch, capsys, script, args, message):
     code, err = run_benchmark(monkeypatch, capsys, tmp_path, script,

@@ -256,7 +256,7 @@ def test_the_equity_weight_makes_an_equitys_error_weigh_that_many_times_a_chance
 
 
 def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
-        hyper2, tables, ur3_data, tmp_path, capsys):
+        hyper2, tables, ur3_data, tmp_path, capsys, monkeypatch):
     """data.every_cube_state: `tabula train` on a money table runs the decision loss in
     the mover's three cube states; that loss is the mean of one loss a state, each
     state's net worths against that state's exact ones; without decisions, or with a
@@ -300,3 +300,16 @@ def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
     each = [net._choice_loss(worth[..., s], live, exact[..., s]) for s in range(3)]
     whole, _ = net._decision_losses(counts, next_codes, infos, exact)
     assert whole.item() == pytest.approx(sum(each).item() / 3, rel=1e-5)
+
+    # benchmarks/bench_loss_pull.py reads the run's checkpoint with its data and table
+    import json
+    from tests.test_benchmarks import ROOT, run_benchmark
+    code, _ = run_benchmark(monkeypatch, capsys, tmp_path, "bench_loss_pull.py",
+                            "--checkpoint", str(root / "version_0" / "checkpoints" / "best.ckpt"),
+                            "--data", str(data), "--table", str(hyper2.path), "--positions",
+                            "256", "--decisions", "64", "--every-cube-state")
+    assert code in (0, None)
+    rows = json.loads((ROOT / "benchmarks" / "results" / "loss_pull.json").read_text())["rows"]
+    assert [(r["loss"], r["weight"]) for r in rows] == [("value loss", 1.0),
+                                                       ("decision loss", 1.0)]
+    assert all(0 < r["gradient norm"] < float("inf") for r in rows)
