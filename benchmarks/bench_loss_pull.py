@@ -46,26 +46,34 @@ def main():
     if not 1 <= args.decisions <= args.positions:
         raise TabulaError(f"--decisions must be 1 to --positions ({args.positions}), "
                           f"not {args.decisions}")
+    if args.seed < 0:
+        raise TabulaError(f"--seed must be 0 or more, not {args.seed}")
     import torch
 
-    from tabula.datagen.decisions import sampled_decisions
-    from tabula.datagen.datafile import DataFile
     from tabula.solver.solution import open_solution
+    from tabula.training.data import ValueData
+    from tabula.training.decisions import batch_decisions
     from tabula.training.model import ValueNet
     net, _ = ValueNet.from_checkpoint(args.checkpoint)
-    game = net.game
-    data = DataFile(args.data, game.name, game.pieces, game.rules)
-    table = open_solution(args.table)
-    if table.attrs["sha256"] != data.attrs.get("table_sha256"):
-        raise TabulaError(f"{args.table} is not the table {args.data} was made from")
-    codes, values = data.read("train", "codes"), data.read("train", "values")
-    rows = np.sort(np.random.default_rng(args.seed).choice(len(codes), args.positions,
-                                                           replace=False))
-    codes, values = torch.as_tensor(codes[rows]), torch.as_tensor(values[rows]).float()
-    chosen = codes[:args.decisions].numpy()
-    decisions = tuple(torch.as_tensor(np.asarray(part)) for part in sampled_decisions(
-        table, chosen, np.arange(len(chosen)), np.full(len(chosen), args.seed),
-        every_cube_state=args.every_cube_state))
+    data = ValueData(args.data, batch_size=args.positions, table=args.table,
+                     decisions=args.decisions, every_cube_state=args.every_cube_state)
+    game = data.file.game
+    other = game.differs_from(net.game.name, net.game.pieces, net.game.rules)
+    if other:
+        raise TabulaError(f"{args.data} holds positions of {game.describe()}, {other}, "
+                          f"the game of {args.checkpoint}")
+    if args.positions > data.sizes["train"]:
+        raise TabulaError(f"--positions must be at most the {data.sizes['train']:,} "
+                          f"training positions of {args.data}, not {args.positions}")
+    rows = np.sort(np.random.default_rng(args.seed).choice(data.sizes["train"],
+                                                           args.positions, replace=False))
+    codes = data.read("train", "codes")[rows]
+    values = torch.as_tensor(data.read("train", "values")[rows]).float()
+    # the decisions of one training batch, made as training makes them
+    decisions = batch_decisions(open_solution(args.table), codes, args.positions, 0,
+                                args.decisions, args.seed,
+                                every_cube_state=args.every_cube_state).batch(0)
+    codes = torch.as_tensor(codes)
     hp = net.hparams
     parts = [("value loss", 1.0, net._loss(net(codes), values)),
              ("decision loss", hp.decision_weight, net._decision_losses(*decisions)[0])]

@@ -50,6 +50,8 @@ def test_run_script_exit_status(monkeypatch, capsys):
      "--ms must be a positive number of milliseconds, --pairs"),
     ("bench_loss_pull.py", ["--checkpoint", "c.ckpt", "--data", "d.h5", "--table", "t.h5",
                             "--decisions=0"], "--decisions must be 1 to --positions"),
+    ("bench_loss_pull.py", ["--checkpoint", "c.ckpt", "--data", "d.h5", "--table", "t.h5",
+                            "--seed=-1"], "--seed must be 0 or more"),
     pytest.param("bench_loss_pull.py", ["--checkpoint", "missing.ckpt", "--data", "d.h5",
                                         "--table", "t.h5"], "no checkpoint file",
                  marks=pytest.mark.slow),   # imports torch and Lightning first

@@ -313,3 +313,8 @@ def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
     assert [(r["loss"], r["weight"]) for r in rows] == [("value loss", 1.0),
                                                        ("decision loss", 1.0)]
     assert all(0 < r["gradient norm"] < float("inf") for r in rows)
+    code, err = run_benchmark(monkeypatch, capsys, tmp_path, "bench_loss_pull.py",
+                              "--checkpoint", str(root / "version_0" / "checkpoints" / "best.ckpt"),
+                              "--data", str(data), "--table", str(hyper2.path), "--positions",
+                              str(10 ** 9), "--decisions", "1")
+    assert code == 2 and "--positions must be at most the" in err

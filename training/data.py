@@ -159,9 +159,12 @@ class ValueData(L.LightningDataModule):
                       else int(self.kept[split].sum()) for split, size in self.file.sizes.items()}
         if table:
             from tabula.solver.solution import open_solution
-            sha = open_solution(table).attrs["sha256"]
-            if sha != self.file.attrs.get("table_sha256"):
+            solution = open_solution(table)
+            if solution.attrs["sha256"] != self.file.attrs.get("table_sha256"):
                 raise DataError(f"{table} is not the table {path} was made from")
+            if every_cube_state and len(solution.value_names) == 1:
+                raise DataError(f"data.every_cube_state needs a money table: {table} holds "
+                                "winning chances alone")
         self.splits = {}
         self.device = torch.device("cpu")
 
@@ -234,9 +237,6 @@ class ValueData(L.LightningDataModule):
         from tabula.solver.solution import open_solution
         from tabula.training.decisions import batch_decisions
         table, codes = open_solution(self.table), self.read("train", "codes")
-        if self.every_cube_state and len(table.value_names) == 1:
-            raise DataError(f"data.every_cube_state needs a money table: {self.table} holds "
-                            "winning chances alone")
         made = [batch_decisions(table, codes, self.batch_size, first, count, seed, searched=s,
                                 quiet=False, every_cube_state=self.every_cube_state and not s)
                 if count else None
