@@ -594,6 +594,28 @@ def test_val_sources_keep_only_those_validation_records(ur3_data):
         ValueData(str(ur3_data), val_sources=["alternative"])
 
 
+def test_inputs_held_in_memory_train_the_same_net(ur3_data, tmp_path):
+    """data.features_in_memory holds each split's network inputs, the encoding of its
+    codes, and a run that reads them trains the same weights as one that computes them
+    at every step."""
+    file = DataFile(ur3_data)
+    data = ValueData(str(ur3_data), batch_size=256, features_in_memory=True)
+    data.setup("fit")
+    for split in ("train", "val"):
+        batch = data.splits[split][1]
+        assert torch.equal(batch["features"], file.game.encoding.features(batch["codes"]))
+    nets = []
+    for held in ("false", "true"):
+        _quiet_fit(ur3_data, tmp_path / held, "--data.in_memory", "true",
+                   "--data.features_in_memory", held, "--trainer.max_epochs", "2")
+        nets.append(ValueNet.load_from_checkpoint(
+            tmp_path / held / "version_0" / "checkpoints" / "last.ckpt"))
+    codes = file.read("test", "codes")[:500]
+    assert np.array_equal(predict(nets[0], codes), predict(nets[1], codes))
+    assert not np.array_equal(predict(nets[0], codes),
+                              predict(ValueNet("ur", 3, [8]), codes))
+
+
 def _quiet_fit(data, root, *settings) -> dict:
     """`tabula train` of a tiny Ur 3 net with `settings`, without progress bar or
     summary, in root; its test_error.json."""

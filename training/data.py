@@ -18,13 +18,15 @@ from tabula.datagen.datafile import SOURCES, DataError, DataFile
 
 SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
 DEVICE_SHARE = 0.5          # at most this share of an accelerator's free memory holds data
+FEATURE_ROWS = 65536        # records whose network inputs are computed at once
 
 
 class SplitBatches(Dataset):
     """Batch i: a dict of codes and values, plus "decisions" and "searched" (the
     BatchDecisions rows of batch i) when given, the decisions followed by those of
-    `hard` (training/hard.py) when set. `held` maps "codes" and "values" to the whole
-    split's tensors; without it the batches are read from the file."""
+    `hard` (training/hard.py) when set. `held` maps "codes" and "values" (and
+    "features", the network inputs, where held too) to the whole split's tensors;
+    without it the batches are read from the file."""
 
     def __init__(self, path, split: str, batch_size: int, size: int, held: dict | None = None,
                  decisions=None, searched=None):
@@ -70,6 +72,13 @@ class ValueData(L.LightningDataModule):
         in_memory: read each split into memory once instead of slicing the file. When
             training on an accelerator, the splits (and the decisions) are held on
             it whenever they fit in half its free memory, whatever this says.
+        features_in_memory: also compute each split's network inputs (the game's
+            encoding of the codes) once and hold them, so that a step of the value loss
+            does not compute them again (implies in_memory). Worth it where the inputs
+            cost as much as the net (the hypergammon's shots: about twice the steps a
+            second, docs/BENCHMARKS.md); it takes 4 bytes an input a record (hypergammon
+            3's 8.6 million training records, 121 inputs: 4.2 GB). The decision losses
+            still compute the inputs of the positions after their moves.
         table: the solved table the data came from; needed for `decisions` (or
             `decision_set`).
         decision_set: where the table is not at hand (a game solved elsewhere), a
@@ -115,13 +124,13 @@ class ValueData(L.LightningDataModule):
                  decisions: int = 0, searched: int = 0, hard: int = 0,
                  decision_set: str | None = None, train_sources: list[str] | None = None,
                  val_sources: list[str] | None = None, visit_shares: bool = False,
-                 every_cube_state: bool = False):
+                 every_cube_state: bool = False, features_in_memory: bool = False):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers = num_workers
         self.table, self.decisions, self.searched = table, decisions, searched
         self.hard, self.decision_set, self.visit_shares = hard, decision_set, visit_shares
-        self.every_cube_state = every_cube_state
+        self.every_cube_state, self.features_in_memory = every_cube_state, features_in_memory
         self.check_counts(batch_size=batch_size, num_workers=num_workers,
                           decisions=decisions, searched=searched, hard=hard)
         self.file = DataFile(path)
@@ -154,7 +163,8 @@ class ValueData(L.LightningDataModule):
                             f"exceed data.batch_size ({batch_size})")
         self.kept = {"train": self._kept_records("train", train_sources),
                      "val": self._kept_records("val", val_sources)}
-        self.in_memory = in_memory or any(k is not None for k in self.kept.values())
+        self.in_memory = in_memory or features_in_memory or \
+            any(k is not None for k in self.kept.values())
         self.sizes = {split: size if self.kept.get(split) is None
                       else int(self.kept[split].sum()) for split, size in self.file.sizes.items()}
         if table:
@@ -182,6 +192,8 @@ class ValueData(L.LightningDataModule):
             for split in ("train", "val", "test"):
                 held[split] = {key: torch.from_numpy(self.read(split, key))
                                for key in ("codes", "values")}
+                if self.features_in_memory:
+                    held[split]["features"] = self._features(held[split]["codes"])
         if accelerator:
             parts = [d for d in (decisions, searched) if d is not None]
             size = sum(t.numel() * t.element_size() for h in held.values() for t in h.values())
@@ -196,6 +208,16 @@ class ValueData(L.LightningDataModule):
             self.splits[split] = SplitBatches(
                 self.path, split, self.batch_size, self.sizes[split], held.get(split),
                 decisions if train else None, searched if train else None)
+
+    def _features(self, codes):
+        """The network inputs of codes, computed FEATURE_ROWS at a time."""
+        encoding = self.file.game.encoding
+        features = torch.empty((len(codes), encoding.n_features))
+        with torch.no_grad():
+            for start in range(0, len(codes), FEATURE_ROWS):
+                rows = slice(start, start + FEATURE_ROWS)
+                features[rows] = encoding.features(codes[rows])
+        return features
 
     def read(self, split: str, key: str):
         """A column of a split as training sees it: the split's kept records."""

@@ -243,7 +243,10 @@ class ValueNet(L.LightningModule):
     def forward(self, codes: torch.Tensor) -> torch.Tensor:
         """Logits of the mover's winning chance, shape (n,); with several values, of
         each value mapped to [0, 1], shape (n, k)."""
-        x = self.game.encoding.features(codes)
+        return self.from_features(self.game.encoding.features(codes))
+
+    def from_features(self, x: torch.Tensor) -> torch.Tensor:
+        """forward's logits from the positions' network inputs (game.encoding)."""
         if not (self.training and self.bf16):
             return self._shaped(self.mlp(x))
         n = len(x)
@@ -272,10 +275,21 @@ class ValueNet(L.LightningModule):
 
     def predict(self, codes: torch.Tensor) -> torch.Tensor:
         """The mover's winning chance (n,), or each value of solver.values (n, k)."""
-        unit = torch.sigmoid(self(codes))
+        return self._values(self(codes))
+
+    def _values(self, logits):
+        """predict's values from forward's logits."""
+        unit = torch.sigmoid(logits)
         if len(self.names) == 1:
             return unit
         return (unit - unit.new_tensor(self.unit_shift)) / unit.new_tensor(self.unit_scale)
+
+    def _batch_logits(self, batch):
+        """The logits of a batch's positions, from the network inputs the data holds
+        (data.features_in_memory), else from their codes."""
+        if "features" in batch:
+            return self.from_features(batch["features"])
+        return self(batch["codes"])
 
     def parameter_count(self) -> int:
         return sum(p.numel() for p in self.parameters())
@@ -292,7 +306,7 @@ class ValueNet(L.LightningModule):
         return each.mean()
 
     def training_step(self, batch, _):
-        loss = self._loss(self(batch["codes"]), batch["values"])
+        loss = self._loss(self._batch_logits(batch), batch["values"])
         self.log("train_loss", loss, prog_bar=True)
         self.log("lr", self.lr_schedulers().get_last_lr()[0])
         decisions, searched = batch.get("decisions"), batch.get("searched")
@@ -324,8 +338,7 @@ class ValueNet(L.LightningModule):
         opponent on roll doubling when right (solver/contact.py: turned_values), from the
         net's values of the positions after the moves (`need`, whose logits are given); a
         move that ends the game is worth its win."""
-        unit = torch.sigmoid(logits)
-        values = (unit - unit.new_tensor(self.unit_shift)) / unit.new_tensor(self.unit_scale)
+        values = self._values(logits)
         centered, owned, unavailable = (values[:, self.names.index(name)]
                                         for name in ("centered", "owned", "unavailable"))
         doubled = torch.clamp(2 * unavailable, max=1.0)
@@ -390,14 +403,14 @@ class ValueNet(L.LightningModule):
         self._evaluate(batch, "test")
 
     def _evaluate(self, batch, split):
-        codes, values = batch["codes"], batch["values"]
-        logits = self(codes)
+        values = batch["values"]
+        logits = self._batch_logits(batch)
         self.log(f"{split}_loss", self._loss(logits, values), prog_bar=True)
         win, wanted = (logits, values) if len(self.names) == 1 else (logits[:, 0], values[:, 0])
         self.log(f"{split}_mae_points", 100 * (torch.sigmoid(win) - wanted).abs().mean(),
                  prog_bar=True)
         if len(self.names) > 1:
-            self.log(f"{split}_mae_equity", (self.predict(codes) - values)[:, 1:].abs().mean(),
+            self.log(f"{split}_mae_equity", (self._values(logits) - values)[:, 1:].abs().mean(),
                      prog_bar=True)
 
     def on_save_checkpoint(self, checkpoint):
