@@ -28,7 +28,7 @@ from numba import njit
 from .backgammon_rules import BAR, BOARD, HOME, OFF, PLACES, PROBS, THEM, THROWS, plays
 from .combinatorics import BINOM, colex_rank, colex_unrank, popcount
 from .cube import Cube
-from .backgammon_shots import hit_chances, shot_tables
+from .backgammon_shots import double_hit_chance, hit_chances, shot_tables
 from .features import concat, field, one_hot
 from .gnubg_id import board_of_id, position_id
 from .game import (LAYER_STRIDE, OVER, Capabilities, Encoding, Flag, Game,
@@ -444,11 +444,11 @@ def features(codes, pieces: int):
     each of its 25 places (points 1..24, the bar) whether it holds at least 1 and at
     least 2 checkers, whether it holds 3 on one place (which: the place holding 2),
     its pips to go / 75 and its checkers borne off (0..pieces) one-hot; then for each
-    of its checkers (slot by slot) the chance that the other side can hit it, and the
-    chance that the other side can hit at least one (games/backgammon_shots.py); then
-    whether the sides are still in contact (a checker of one has yet to pass one of the
-    other):
-    2 * (50 + 1 + 1 + pieces + 1 + 3 + 1) + 1 inputs."""
+    of its checkers (slot by slot) the chance that the other side can hit it, the
+    chance that the other side can hit at least one and that it can hit two in one
+    play (games/backgammon_shots.py); then whether the sides are still in contact (a
+    checker of one has yet to pass one of the other):
+    2 * (50 + 1 + 1 + pieces + 1 + 3 + 1 + 1) + 1 inputs."""
     mine, theirs = checker_places(codes)   # (a few tensor operations, so that the
     parts = []                             # exported graph stays small and fast)
     for side in (mine, theirs):
@@ -460,7 +460,7 @@ def features(codes, pieces: int):
                   one_hot((pieces - in_play.sum(dim=1)).long(), pieces + 1)]
     tables = shot_tables(codes)
     for side, other in ((mine, theirs), (theirs, mine)):
-        parts += list(hit_chances(side, other, tables))
+        parts += [*hit_chances(side, other, tables), double_hit_chance(side, other, tables)]
     meets = (mine.unsqueeze(2) >= 1) & (theirs.unsqueeze(1) >= 1) & \
         (mine.unsqueeze(2) + theirs.unsqueeze(1) > BAR)
     parts.append((meets.long().sum(dim=(1, 2)) >= 1).float().unsqueeze(1))
@@ -468,4 +468,4 @@ def features(codes, pieces: int):
 
 
 def n_features(pieces: int) -> int:
-    return 2 * (2 * BAR + 1 + 1 + pieces + 1 + SLOTS + 1) + 1
+    return 2 * (2 * BAR + 1 + 1 + pieces + 1 + SLOTS + 1 + 1) + 1

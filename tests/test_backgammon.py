@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tabula.games import backgammon, backgammon_standard as standard_rules, get_game
-from tabula.games.backgammon_shots import hit_chances, shot_tables
+from tabula.games.backgammon_shots import double_hit_chance, hit_chances, shot_tables
 from tabula.games.backgammon_view import checker_steps, notation
 from tabula.games.game import PositionError
 from tabula.infra.batch import per_code
@@ -103,6 +103,29 @@ def test_hit_chances_equal_the_reference(checkers):
             blots_seen += len(chances)
             shots_seen += expected_any > 0
     assert blots_seen > 100 and shots_seen > 50
+
+
+@pytest.mark.parametrize("checkers", [2, 3])
+def test_double_hit_chances_equal_the_reference(checkers):
+    """The chance of hitting two blots in one play (games/backgammon_shots.py) equals the
+    reference's, which plays every order of the dice one checker at a time, both ways
+    round, on positions drawn uniformly and met in random play (bars included)."""
+    import torch
+    states = sample_states(checkers, 600, seed=40 + checkers)
+    codes = torch.as_tensor([int(backgammon.code_of_board(np.array(me + opp, dtype=np.int8)))
+                             for me, opp in states])
+    mine, theirs = backgammon.checker_places(codes)
+    tables = shot_tables(codes)
+    found = [double_hit_chance(side, other, tables)[:, 0].tolist()
+             for side, other in ((mine, theirs), (theirs, mine))]
+    expected = [[reference.double_hit_chance(hitter, owner) for me, opp in states
+                 for hitter, owner in [(opp, me) if side == 0 else (me, opp)]]
+                for side in (0, 1)]
+    assert found == [pytest.approx(chances, abs=1e-6) for chances in expected]
+    doubles = [c for chances in expected for c in chances if c > 0]
+    assert len(doubles) > 50 and len({round(c * 36) for c in doubles}) > 5
+    with_bar = [c for (me, opp), c in zip(states, expected[0]) if opp[25] and c > 0]
+    assert with_bar, "no position with the hitter on the bar and a double shot"
 
 
 def test_notation_is_gnubgs():

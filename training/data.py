@@ -75,9 +75,9 @@ class ValueData(L.LightningDataModule):
         features_in_memory: also compute each split's network inputs (the game's
             encoding of the codes) once and hold them, so that a step of the value loss
             does not compute them again (implies in_memory). Worth it where the inputs
-            cost as much as the net (the hypergammon's shots: about twice the steps a
+            cost as much as the net (the hypergammon's shots: 1.6 times the steps a
             second, docs/BENCHMARKS.md); it takes 4 bytes an input a record (hypergammon
-            3's 8.6 million training records, 121 inputs: 4.2 GB). The decision losses
+            3's 8.6 million training records, 123 inputs: 4.2 GB). The decision losses
             still compute the inputs of the positions after their moves.
         table: the solved table the data came from; needed for `decisions` (or
             `decision_set`).

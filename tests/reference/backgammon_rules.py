@@ -86,3 +86,15 @@ def hit_chances(me, opp):
                 chances[p] += 1 / 36
             any_hit += bool(hit) / 36
     return chances, any_hit
+
+
+def double_hit_chance(me, opp):
+    """The share of the 36 rolls with which me, on roll, can hit two of opp's checkers
+    in some part of a play (as hit_chances: how many dice must be played not asked)."""
+    chance = 0.0
+    for high in range(1, 7):
+        for low in range(1, 7):
+            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
+            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
+            chance += any(after[BAR] - opp[BAR] >= 2 for _, after in reached) / 36
+    return chance

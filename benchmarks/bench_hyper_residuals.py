@@ -1,0 +1,111 @@
+"""Where a hypergammon network misjudges positions: its error on the equity with the
+cube centred, on the positions after every play of positions met in play, grouped by
+the chance that the side on roll there can hit two blots in one play.
+
+    python benchmarks/bench_hyper_residuals.py --table hyper3.h5 --data data.h5 \
+        --model models/backgammon3.onnx [--model OTHER.onnx ...] [--positions 6000]
+        [--after 20000] [--seed 1]
+
+The positions are the self-play records of the data file's test split (met when the
+table's player plays with exploration, as `tabula datagen` draws them); every play of
+a throw drawn for each gives a position after it (the other side on roll), of which
+--after are drawn. The chance of a double hit comes from the plain reference
+(tests/reference/backgammon_rules.py double_hit_chance), not from any network's
+inputs, so that networks with and without that input compare on the same groups. A
+group whose mean error is far from 0 is one the network misjudges one way: what its
+inputs leave it to work out. Figures for issue 61's network: docs/BENCHMARKS.md.
+"""
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from benchmarks.common import report, run_script  # noqa: E402
+
+GROUPS = ((0.0, 0.0), (1 / 36, 3 / 36), (4 / 36, 7 / 36), (8 / 36, 12 / 36),
+          (13 / 36, 17 / 36), (18 / 36, 1.0))   # chances of a double hit, in 36ths
+
+
+def after_positions(table, codes, count: int, seed: int) -> np.ndarray:
+    """`count` distinct positions after the plays of a throw drawn for each of codes
+    (games over left out), drawn with seed."""
+    from tabula.datagen.decisions import decisions_for
+    from tabula.games.game import OVER
+    counts, next_codes, infos, _ = decisions_for(table, codes, seed=seed)
+    live = np.arange(next_codes.shape[1]) < counts[:, None]
+    after = np.unique(next_codes[live & ((infos & OVER) == 0)])
+    rng = np.random.default_rng(seed)
+    return rng.choice(after, min(count, len(after)), replace=False)
+
+
+def double_hit_chances(codes) -> np.ndarray:
+    """For each position, the reference's chance that the side on roll hits two."""
+    from tabula.games import backgammon
+    from tests.reference.backgammon_rules import double_hit_chance
+    chances = []
+    for code in codes:
+        board = backgammon.board_of(int(code))
+        me, opp = tuple(int(c) for c in board[:26]), tuple(int(c) for c in board[26:])
+        chances.append(double_hit_chance(me, opp))
+    return np.array(chances)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--table", required=True, help="the solved hypergammon table")
+    parser.add_argument("--data", required=True, help="a data file of that table "
+                        "(tabula datagen), whose test split gives the positions")
+    parser.add_argument("--model", action="append", required=True,
+                        help="an fp32 model of `tabula export` (repeat to compare)")
+    parser.add_argument("--positions", type=int, default=6000)
+    parser.add_argument("--after", type=int, default=20000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    from tabula.datagen.datafile import SOURCES, DataFile
+    from tabula.infra.errors import TabulaError
+    from tabula.runtime.model_file import OnnxValueModel
+    from tabula.solver.solution import CONTACT, kind_of_game, open_solution
+    for name in ("positions", "after", "seed"):
+        if getattr(args, name) < (0 if name == "seed" else 1):
+            raise TabulaError(f"--{name} must be at least {0 if name == 'seed' else 1}, "
+                              f"not {getattr(args, name)}")
+    table = open_solution(args.table)
+    game = table.game
+    if kind_of_game(game) != CONTACT or game.rules != "hyper":
+        raise TabulaError(f"{args.table} is not a hypergammon table (tabula solve backgammon)")
+    data = DataFile(args.data, game.name, game.pieces, game.rules)
+    if data.attrs.get("table_sha256") != table.attrs["sha256"]:
+        raise TabulaError(f"{args.data} was not made from {args.table}")
+    met = data.read("test", "codes")[data.read("test", "source") == SOURCES.index("self-play")]
+    after = after_positions(table, met[:args.positions], args.after, args.seed)
+    exact = table.values(after)[:, table.value_names.index("centered")]
+    chances = double_hit_chances(after)
+    errors = {}
+    for path in args.model:
+        model = OnnxValueModel(path, game=game.name, pieces=game.pieces, rules=game.rules,
+                               check_manifest=False)
+        errors[path] = model.predict(after)[:, table.value_names.index("centered")] - exact
+    rows = []
+    for low, high in GROUPS:
+        group = (chances >= low - 1e-9) & (chances <= high + 1e-9)
+        row = {"double hit, 36ths": f"{round(low * 36)}" if low == high
+               else f"{round(low * 36)}-{round(high * 36)}",
+               "positions": int(group.sum())}
+        for i, path in enumerate(args.model):
+            error = errors[path][group]
+            row[f"mean error {i + 1}"] = round(float(error.mean()), 4) if group.any() else None
+            row[f"mean |error| {i + 1}"] = round(float(np.abs(error).mean()), 4) \
+                if group.any() else None
+        rows.append(row)
+    report(f"hyper_residuals_{game.pieces}", rows,
+           {"table": args.table, "data": args.data, "models": args.model,
+            "positions": args.positions, "after": len(after), "seed": args.seed,
+            "mean |error|": {path: round(float(np.abs(e).mean()), 5)
+                             for path, e in errors.items()}})
+
+
+if __name__ == "__main__":
+    run_script(main)
