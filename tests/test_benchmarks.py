@@ -52,6 +52,10 @@ def test_run_script_exit_status(monkeypatch, capsys):
                             "--decisions=0"], "--decisions must be 1 to --positions"),
     ("bench_loss_pull.py", ["--checkpoint", "c.ckpt", "--data", "d.h5", "--table", "t.h5",
                             "--seed=-1"], "--seed must be 0 or more"),
+    ("bench_hyper_residuals.py", ["--table", "t.h5", "--data", "d.h5", "--model", "m.onnx",
+                                  "--after=0"], "--after must be at least 1"),
+    ("bench_hyper_residuals.py", ["--table", "missing.h5", "--data", "d.h5", "--model",
+                                  "m.onnx"], "no table file"),
     pytest.param("bench_loss_pull.py", ["--checkpoint", "missing.ckpt", "--data", "d.h5",
                                         "--table", "t.h5"], "no checkpoint file",
                  marks=pytest.mark.slow),   # imports torch and Lightning first
