@@ -68,19 +68,20 @@ def main():
     from tabula.infra.errors import TabulaError
     from tabula.runtime.model_file import OnnxValueModel
     from tabula.solver.solution import CONTACT, kind_of_game, open_solution
-    for name in ("positions", "after", "seed"):
-        if getattr(args, name) < (0 if name == "seed" else 1):
-            raise TabulaError(f"--{name} must be at least {0 if name == 'seed' else 1}, "
-                              f"not {getattr(args, name)}")
+    for name, lowest in (("positions", 1), ("after", 1), ("seed", 0)):
+        if getattr(args, name) < lowest:
+            raise TabulaError(f"--{name} must be at least {lowest}, not {getattr(args, name)}")
     table = open_solution(args.table)
     game = table.game
     if kind_of_game(game) != CONTACT or game.rules != "hyper":
         raise TabulaError(f"{args.table} is not a hypergammon table (tabula solve backgammon)")
     data = DataFile(args.data, game.name, game.pieces, game.rules)
-    if data.attrs.get("table_sha256") != table.attrs["sha256"]:
-        raise TabulaError(f"{args.data} was not made from {args.table}")
+    data.check_made_from(table)
     met = data.read("test", "codes")[data.read("test", "source") == SOURCES.index("self-play")]
-    after = after_positions(table, met[:args.positions], args.after, args.seed)
+    met = met[:args.positions]
+    if not len(met):
+        raise TabulaError(f"{args.data} has no self-play positions in its test split")
+    after = after_positions(table, met, args.after, args.seed)
     exact = table.values(after)[:, table.value_names.index("centered")]
     chances = double_hit_chances(after)
     errors = {}
@@ -102,7 +103,7 @@ def main():
         rows.append(row)
     report(f"hyper_residuals_{game.pieces}", rows,
            {"table": args.table, "data": args.data, "models": args.model,
-            "positions": args.positions, "after": len(after), "seed": args.seed,
+            "positions": len(met), "after": len(after), "seed": args.seed,
             "mean |error|": {path: round(float(np.abs(e).mean()), 5)
                              for path, e in errors.items()}})
 

@@ -82,6 +82,15 @@ class DataFile:
         if other:
             raise DataError(f"{self.path} holds positions of {self.game.describe()}, {other}")
 
+    def check_made_from(self, table):
+        """Refuse in one line (DataError) a file that was not made from `table`, an open
+        solution: taught by a search, or labelled by another table."""
+        if "table_sha256" not in self.attrs:
+            raise DataError(f"{self.path} was taught by {self.attrs.get('teacher', 'a search')}"
+                            ", not made from a table")
+        if self.attrs["table_sha256"] != table.attrs["sha256"]:
+            raise DataError(f"{table.path} is not the table {self.path} was made from")
+
     def _check(self, f):
         """Every dataset, read once: its dtype and length, its recorded CRC-32 (files
         written before those were recorded: everything against data_sha256), and what

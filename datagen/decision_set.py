@@ -61,11 +61,7 @@ def make_decision_set(table, data_path, out, count: int, seed: int, split: str =
     from distinct positions of `split` of the data file `data_path`; the throws from
     `seed`."""
     data = DataFile(data_path)
-    if "table_sha256" not in data.attrs:
-        raise DataError(f"{data_path} was taught by {data.attrs.get('teacher', 'a search')}, "
-                        "not made from a table: a decision set is made from the table's data")
-    if data.attrs["table_sha256"] != table.attrs["sha256"]:
-        raise DataError(f"{data_path} was not made from {table.path}")
+    data.check_made_from(table)
     game = table.game
     codes = np.unique(data.read(split, "codes"))
     rng = np.random.default_rng(seed)

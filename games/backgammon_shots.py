@@ -109,9 +109,8 @@ def hit_chances(side, other, tables):
     allowed = _look(bar_first, (kind.unsqueeze(2) * CLASSES + classes) * PLACES_AND_NONE
                     + held.unsqueeze(2))                            # (n, hitters, classes)
     distance, reach, stop = _paths(side, other, blot, held)
-    index = (classes * PLACES_AND_NONE + distance.clamp(min=0).unsqueeze(3)) \
-        * PLACES_AND_NONE + stop.view(-1, 3, 1, 1)
-    rolls = _look(hit_rolls, index).bitwise_and(allowed.unsqueeze(2)).sum(dim=3) * reach.int()
+    rolls = _class_rolls(hit_rolls, classes, distance, stop) \
+        .bitwise_and(allowed.unsqueeze(2)).sum(dim=3) * reach.int()
     each = _or(rolls, 1)                                                  # (n, checkers)
     return chance_of(each), chance_of(_or(each, 1)).unsqueeze(1)
 
@@ -127,8 +126,8 @@ def double_hit_chance(side, other, tables):
     blot, held = _blots(side)
     distance, reach, stop = _paths(side, other, blot, held)
     gone = distance.clamp(min=0)                                  # (n, hitter X, blot A)
-    steps = [_look(hit_rolls, ((DOUBLE_STEPS + k) * PLACES_AND_NONE + gone) * PLACES_AND_NONE
-                   + stop.unsqueeze(2)) * reach.int() for k in range(4)]   # k + 1 steps
+    steps = (_class_rolls(hit_rolls, side.new_tensor([DOUBLE_STEPS + k for k in range(4)]),
+                          distance, stop) * reach.int().unsqueeze(3)).unbind(3)   # k + 1 steps
     on_bar = (other == BAR).long()
     bar_count = on_bar.sum(dim=1, keepdim=True)
     entry = _look(doubles_enter, held)                            # (n, 1)
@@ -190,6 +189,13 @@ def _paths(side, other, blot, held):
     distance = other.unsqueeze(2) + side.unsqueeze(1) - BAR
     reach = (distance >= 1) & blot.unsqueeze(1) & (other >= 1).unsqueeze(2)
     return distance, reach, stop
+
+
+def _class_rolls(hit_rolls, classes, distance, stop):
+    """HIT_ROLLS of each class in `classes` for each hitter and checker: (n, hitters,
+    checkers, classes); distance and stop as _paths gives them."""
+    return _look(hit_rolls, (classes * PLACES_AND_NONE + distance.clamp(min=0).unsqueeze(3))
+                 * PLACES_AND_NONE + stop.view(-1, 3, 1, 1))
 
 
 def _look(table, index):

@@ -170,8 +170,7 @@ class ValueData(L.LightningDataModule):
         if table:
             from tabula.solver.solution import open_solution
             solution = open_solution(table)
-            if solution.attrs["sha256"] != self.file.attrs.get("table_sha256"):
-                raise DataError(f"{table} is not the table {path} was made from")
+            self.file.check_made_from(solution)
             if every_cube_state and len(solution.value_names) == 1:
                 raise DataError(f"data.every_cube_state needs a money table: {table} holds "
                                 "winning chances alone")
