@@ -81,14 +81,13 @@ def main():
     met = met[:args.positions]
     if not len(met):
         raise TabulaError(f"{args.data} has no self-play positions in its test split")
+    models = {path: OnnxValueModel(path, game=game.name, pieces=game.pieces, rules=game.rules,
+                                   check_manifest=False) for path in args.model}
     after = after_positions(table, met, args.after, args.seed)
-    exact = table.values(after)[:, table.value_names.index("centered")]
+    centered = table.value_names.index("centered")
+    exact = table.values(after)[:, centered]
     chances = double_hit_chances(after)
-    errors = {}
-    for path in args.model:
-        model = OnnxValueModel(path, game=game.name, pieces=game.pieces, rules=game.rules,
-                               check_manifest=False)
-        errors[path] = model.predict(after)[:, table.value_names.index("centered")] - exact
+    errors = {path: model.predict(after)[:, centered] - exact for path, model in models.items()}
     rows = []
     for low, high in GROUPS:
         group = (chances >= low - 1e-9) & (chances <= high + 1e-9)
