@@ -1,19 +1,21 @@
 """Where a hypergammon network misjudges positions: its error on the equity with the
 cube centred, on the positions after every play of positions met in play, grouped by
-the chance that the side on roll there can hit two blots in one play.
+what the side on roll there can do to the other: hit two blots in one play (--by
+double-hit, the chance), or send checkers back (--by hit-pips, the pips its best hit
+sends back, averaged over the 36 rolls).
 
     python benchmarks/bench_hyper_residuals.py --table hyper3.h5 --data data.h5 \
-        --model models/backgammon3.onnx [--model OTHER.onnx ...] [--positions 6000]
-        [--after 20000] [--seed 1]
+        --model models/backgammon3.onnx [--model OTHER.onnx ...] [--by double-hit]
+        [--positions 6000] [--after 20000] [--seed 1]
 
 The positions are the self-play records of the data file's test split (met when the
 table's player plays with exploration, as `tabula datagen` draws them); every play of
 a throw drawn for each gives a position after it (the other side on roll), of which
---after are drawn. The chance of a double hit comes from the plain reference
-(tests/reference/backgammon_rules.py double_hit_chance), not from any network's
-inputs, so that networks with and without that input compare on the same groups. A
-group whose mean error is far from 0 is one the network misjudges one way: what its
-inputs leave it to work out. Figures for issue 61's network: docs/BENCHMARKS.md.
+--after are drawn. The grouping quantity comes from the plain reference
+(tests/reference/backgammon_rules.py double_hit_chance, best_hit_pips), not from any
+network's inputs, so that networks with and without such an input compare on the same
+groups. A group whose mean error is far from 0 is one the network misjudges one way:
+what its inputs leave it to work out. Figures for issue 61's network: docs/BENCHMARKS.md.
 """
 import argparse
 import sys
@@ -24,8 +26,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import report, run_script  # noqa: E402
 
-GROUPS = ((0.0, 0.0), (1 / 36, 3 / 36), (4 / 36, 7 / 36), (8 / 36, 12 / 36),
-          (13 / 36, 17 / 36), (18 / 36, 1.0))   # chances of a double hit, in 36ths
+# For each --by: its column's name, the groups (each its name and the highest value it
+# holds, above the group before's) and the quantity's unit there.
+GROUPINGS = {
+    "double-hit": ("double hit, 36ths", [("0", 0), ("1-3", 3), ("4-7", 7), ("8-12", 12),
+                                         ("13-17", 17), ("18-36", 36)], 1 / 36),
+    "hit-pips": ("pips sent back", [("0", 0), ("0-3", 3), ("3-6", 6), ("6-9", 9),
+                                    ("9-12", 12), ("12-15", 15), ("over 15", 75)], 1),
+}
 
 
 def after_positions(table, codes, count: int, seed: int) -> np.ndarray:
@@ -40,16 +48,17 @@ def after_positions(table, codes, count: int, seed: int) -> np.ndarray:
     return rng.choice(after, min(count, len(after)), replace=False)
 
 
-def double_hit_chances(codes) -> np.ndarray:
-    """For each position, the reference's chance that the side on roll hits two."""
+def grouped_by(by: str, codes) -> np.ndarray:
+    """For each position, the reference's quantity of --by, in its groups' units."""
     from tabula.games import backgammon
-    from tests.reference.backgammon_rules import double_hit_chance
-    chances = []
+    from tests.reference.backgammon_rules import best_hit_pips, double_hit_chance
+    quantity = {"double-hit": double_hit_chance, "hit-pips": best_hit_pips}[by]
+    values = []
     for code in codes:
         board = backgammon.board_of(int(code))
         me, opp = tuple(int(c) for c in board[:26]), tuple(int(c) for c in board[26:])
-        chances.append(double_hit_chance(me, opp))
-    return np.array(chances)
+        values.append(quantity(me, opp))
+    return np.array(values) / GROUPINGS[by][2]
 
 
 def main():
@@ -60,6 +69,8 @@ def main():
                         "(tabula datagen), whose test split gives the positions")
     parser.add_argument("--model", action="append", required=True,
                         help="an fp32 model of `tabula export` (repeat to compare)")
+    parser.add_argument("--by", choices=sorted(GROUPINGS), default="double-hit",
+                        help="what the groups are made by (default double-hit)")
     parser.add_argument("--positions", type=int, default=6000)
     parser.add_argument("--after", type=int, default=20000)
     parser.add_argument("--seed", type=int, default=1)
@@ -86,14 +97,15 @@ def main():
     after = after_positions(table, met, args.after, args.seed)
     centered = table.value_names.index("centered")
     exact = table.values(after)[:, centered]
-    chances = double_hit_chances(after)
+    quantities = grouped_by(args.by, after)
+    column, groups, _ = GROUPINGS[args.by]
     errors = {path: model.predict(after)[:, centered] - exact for path, model in models.items()}
     rows = []
-    for low, high in GROUPS:
-        group = (chances >= low - 1e-9) & (chances <= high + 1e-9)
-        row = {"double hit, 36ths": f"{round(low * 36)}" if low == high
-               else f"{round(low * 36)}-{round(high * 36)}",
-               "positions": int(group.sum())}
+    above = -np.inf
+    for name, highest in groups:
+        group = (quantities > above + 1e-9) & (quantities <= highest + 1e-9)
+        above = highest
+        row = {column: name, "positions": int(group.sum())}
         for i, path in enumerate(args.model):
             error = errors[path][group]
             row[f"mean error {i + 1}"] = round(float(error.mean()), 4) if group.any() else None
@@ -101,7 +113,7 @@ def main():
                 if group.any() else None
         rows.append(row)
     report(f"hyper_residuals_{game.pieces}", rows,
-           {"table": args.table, "data": args.data, "models": args.model,
+           {"by": args.by, "table": args.table, "data": args.data, "models": args.model,
             "positions": len(met), "after": len(after), "seed": args.seed,
             "mean |error|": {path: round(float(np.abs(e).mean()), 5)
                              for path, e in errors.items()}})

@@ -128,6 +128,27 @@ def test_double_hit_chances_equal_the_reference(checkers):
     assert with_bar, "no position with the hitter on the bar and a double shot"
 
 
+def test_best_hit_pips_of_the_reference():
+    """The reference's pips sent back by the best hit (benchmarks/bench_hyper_residuals.py
+    groups errors by it): with one blot to hit, its chance of being hit times the pips it
+    goes back; with two, at least the better of those and at most their sum."""
+    one = two = 0
+    for me, opp in sample_states(3, 300, seed=44):
+        blots = [p for p in range(1, 25) if opp[p] == 1]
+        if not blots:
+            continue
+        chances, _ = reference.hit_chances(me, opp)
+        each = [(25 - p) * chances[p] for p in blots]
+        pips = reference.best_hit_pips(me, opp)
+        if len(blots) == 1:
+            one += 1
+            assert pips == pytest.approx(each[0])
+        else:
+            two += 1
+            assert max(each) - 1e-9 <= pips <= sum(each) + 1e-9
+    assert one > 20 and two > 20
+
+
 def test_notation_is_gnubgs():
     """Every play from positions of the standard game met in random play, in notation:
     the same checkers' paths as gnubg writes them; the same text on all but a few (4% of

@@ -320,13 +320,18 @@ def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
     assert code == 2 and "--positions must be at most the" in err
 
     # benchmarks/bench_hyper_residuals.py groups an exported net's errors by double hits
+    # and by the pips hits send back, every position in one group
     from tabula.export.onnx_export import export
     export(root / "version_0" / "checkpoints" / "best.ckpt", tmp_path / "net.onnx", quiet=True)
-    code, _ = run_benchmark(monkeypatch, capsys, tmp_path, "bench_hyper_residuals.py",
-                            "--table", str(hyper2.path), "--data", str(data), "--model",
-                            str(tmp_path / "net.onnx"), "--positions", "200", "--after", "400")
-    assert code in (0, None)
-    result = json.loads((ROOT / "benchmarks" / "results" / "hyper_residuals_2.json").read_text())
-    assert sum(r["positions"] for r in result["rows"]) == result["after"] == 400
-    assert result["rows"][0]["positions"] > 0 < sum(r["positions"] for r in result["rows"][1:])
-    assert 0 < next(iter(result["mean |error|"].values())) < 1
+    for by in ("double-hit", "hit-pips"):
+        code, _ = run_benchmark(monkeypatch, capsys, tmp_path, "bench_hyper_residuals.py",
+                                "--table", str(hyper2.path), "--data", str(data), "--model",
+                                str(tmp_path / "net.onnx"), "--positions", "200", "--after",
+                                "400", "--by", by)
+        assert code in (0, None)
+        result = json.loads((ROOT / "benchmarks" / "results" / "hyper_residuals_2.json")
+                            .read_text())
+        rows = result["rows"]
+        assert result["by"] == by and sum(r["positions"] for r in rows) == result["after"] == 400
+        assert rows[0]["positions"] > 0 < sum(r["positions"] for r in rows[1:])
+        assert 0 < next(iter(result["mean |error|"].values())) < 1

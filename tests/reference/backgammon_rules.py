@@ -98,3 +98,17 @@ def double_hit_chance(me, opp):
             reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
             chance += any(after[BAR] - opp[BAR] >= 2 for _, after in reached) / 36
     return chance
+
+
+def best_hit_pips(me, opp):
+    """The pips me, on roll, sends opp's checkers back by its best hit (the most among
+    the states met in some part of a play), averaged over the 36 rolls: a checker hit
+    on opp's point p goes back 25 - p pips."""
+    pips = 0.0
+    for high in range(1, 7):
+        for low in range(1, 7):
+            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
+            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
+            pips += max(sum((BAR - p) * max(opp[p] - after[p], 0) for p in range(1, BAR))
+                        for _, after in reached) / 36
+    return pips
