@@ -162,10 +162,11 @@ def double_hit_chance(side, other, tables):
            & moves_alone.unsqueeze(2)).int()
     own = bar_count - on_bar                                      # (n, X) others on the bar
     own_entry = torch.where(own > 0, entry, ALL_ROLLS).unsqueeze(2)
+    to_a_steps = [s.index_select(2, first) for s in steps]        # (n, X, pairs of blots)
+    to_b_steps = [s.index_select(2, second) for s in steps]
     for k_a in range(1, 4):
         for k_b in range(k_a + 1, 5):
-            ways = steps[k_a - 1].index_select(2, first).bitwise_and(
-                steps[k_b - 1].index_select(2, second))
+            ways = to_a_steps[k_a - 1].bitwise_and(to_b_steps[k_b - 1])
             path = path.bitwise_or(ways.bitwise_and(own_entry)
                                    * (own <= 4 - k_b).int().unsqueeze(2))
     return chance_of(hits.bitwise_or(_or(_or(path, 2), 1))).unsqueeze(1)
