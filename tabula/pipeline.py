@@ -4,8 +4,9 @@ report for one game variant, from one YAML file.
 The finetune and polish stages are optional: given a `finetune` section (model, data,
 trainer settings laid over those of train), finetune trains again from train's best
 weights (model.init_from); given a `polish` section (laid over finetune's, or train's),
-polish trains again from the best weights before it. Export takes the last training
-stage's checkpoint; a stage without its section is a no-op.
+polish trains again from the best weights before it. Either may also give its own
+`threads` (train's otherwise). Export takes the last training stage's checkpoint; a
+stage without its section is a no-op.
 
 Each stage's inputs (its settings and the fingerprints of the stages before it) are
 hashed into a stamp kept in WORKDIR/stages.json; a stage whose stamp and outputs
@@ -38,6 +39,10 @@ from tabula.training.settings import TrainSettings
 STAGES = ("solve", "datagen", "train", "finetune", "polish", "export", "report")
 TRAINING = ("train", "finetune", "polish")   # each from the best weights of the one before
 SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under each training stage
+# besides its sections, a later training stage may set its own torch threads (train's
+# when not given): a decision stage on one thread runs at four fifths of its speed on
+# two (docs/BENCHMARKS.md), leaving the other core to other work
+LATER_STAGE_KEYS = {"threads"}
 # each stage's defaults are its command's (the settings objects); only the sections of
 # LightningCLI and the report's players, which name the pipeline's own models, are new
 DEFAULTS = {
@@ -104,10 +109,11 @@ def load_config(path) -> dict:
         given = config.get(stage) or {}
         if not isinstance(given, dict):
             raise PipelineError(f"{path}: {stage} must be a mapping of settings")
-        unknown = sorted(set(given) - set(DEFAULTS[stage]))
+        known = set(DEFAULTS[stage]) | (LATER_STAGE_KEYS if stage in TRAINING[1:] else set())
+        unknown = sorted(set(given) - known)
         if unknown:
             raise PipelineError(f"{path}: unknown key(s) {', '.join(unknown)} under {stage}; "
-                                f"keys are {', '.join(sorted(DEFAULTS[stage]))}")
+                                f"keys are {', '.join(sorted(known))}")
         check_stage(stage, given, f"{path}: {stage}: ")
         merged[stage] = {**DEFAULTS[stage], **given}
     for stage in TRAINING[1:]:
@@ -116,6 +122,7 @@ def load_config(path) -> dict:
 
 
 SETTINGS = {"solve": SolveSettings, "datagen": DatagenSettings, "train": TrainSettings,
+            "finetune": TrainSettings, "polish": TrainSettings,   # (their threads alone)
             "export": ExportSettings, "report": ReportSettings}
 
 
@@ -284,7 +291,8 @@ def training_config(game, config, stage, paths) -> dict:
     t = config["train"]
     for before, later in zip(TRAINING, TRAINING[1:TRAINING.index(stage) + 1]):
         laid = config[later] or {}
-        t = {**t, **{key: {**t[key], **laid.get(key, {})} for key in SECTIONS}}
+        t = {**t, **{key: {**t[key], **laid.get(key, {})} for key in SECTIONS},
+             **{key: laid[key] for key in LATER_STAGE_KEYS if key in laid}}
         t["model"]["init_from"] = str(paths[before])
     settings = lightning_config(t, paths["datagen"], Path(config["workdir"]) / stage)
     if t["data"].get("decisions") or t["data"].get("searched"):

@@ -199,3 +199,22 @@ def test_the_solve_stage_takes_a_table_solved_before(tmp_path, tables, capsys):
     summary = json.loads(capsys.readouterr().out)
     assert summary["stages"]["solve"]["ran"] and summary["stages"]["report"]["ran"]
     assert (tmp_path / "work" / "table.h5").samefile(ur2)
+
+
+def test_a_later_stage_may_run_on_threads_of_its_own(tmp_path):
+    """`threads` in a finetune or polish section is that stage's alone; a stage without
+    it runs on train's."""
+    from tabula.games import get_game
+    from tabula.infra.settings import SettingsError
+    from tabula.pipeline import stage_paths, training_config
+    config = load_config(write(tmp_path, {**TINY, "train": {**TINY["train"], "threads": 2},
+                                          "finetune": {"model": {"lr": 1e-3}},
+                                          "polish": {"threads": 1}}))
+    game = get_game(config["game"], config["pieces"], config["rules"])
+    threads = {stage: training_config(game, config, stage, stage_paths(config))["threads"]
+               for stage in ("train", "finetune", "polish")}
+    assert threads == {"train": 2, "finetune": 2, "polish": 1}
+    with pytest.raises(SettingsError, match="polish: threads must be at least 0 and at most 1024"):
+        load_config(write(tmp_path, {**TINY, "polish": {"threads": -1}}))
+    with pytest.raises(PipelineError, match="unknown key.*seed under polish"):
+        load_config(write(tmp_path, {**TINY, "polish": {"seed": 1}}))
