@@ -5,8 +5,8 @@ The finetune and polish stages are optional: given a `finetune` section (model, 
 trainer settings laid over those of train), finetune trains again from train's best
 weights (model.init_from); given a `polish` section (laid over finetune's, or train's),
 polish trains again from the best weights before it. Either may also give its own
-`threads` (train's otherwise). Export takes the last training stage's checkpoint; a
-stage without its section is a no-op.
+`threads` (laid over the stage before's like the sections). Export takes the last
+training stage's checkpoint; a stage without its section is a no-op.
 
 Each stage's inputs (its settings and the fingerprints of the stages before it) are
 hashed into a stamp kept in WORKDIR/stages.json; a stage whose stamp and outputs
@@ -39,8 +39,8 @@ from tabula.training.settings import TrainSettings
 STAGES = ("solve", "datagen", "train", "finetune", "polish", "export", "report")
 TRAINING = ("train", "finetune", "polish")   # each from the best weights of the one before
 SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under each training stage
-# besides its sections, a later training stage may set its own torch threads (train's
-# when not given): a decision stage on one thread runs at four fifths of its speed on
+# besides its sections, a later training stage may set its own torch threads (the stage
+# before's when not given): a decision stage on one thread runs at four fifths of its speed on
 # two (docs/BENCHMARKS.md), leaving the other core to other work
 LATER_STAGE_KEYS = {"threads"}
 # each stage's defaults are its command's (the settings objects); only the sections of

@@ -202,8 +202,8 @@ def test_the_solve_stage_takes_a_table_solved_before(tmp_path, tables, capsys):
 
 
 def test_a_later_stage_may_run_on_threads_of_its_own(tmp_path):
-    """`threads` in a finetune or polish section is that stage's alone; a stage without
-    it runs on train's."""
+    """`threads` in a finetune or polish section is that stage's; a stage without it
+    runs on the stage before's."""
     from tabula.games import get_game
     from tabula.infra.settings import SettingsError
     from tabula.pipeline import stage_paths, training_config
