@@ -40,8 +40,7 @@ STAGES = ("solve", "datagen", "train", "finetune", "polish", "export", "report")
 TRAINING = ("train", "finetune", "polish")   # each from the best weights of the one before
 SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under each training stage
 # besides its sections, a later training stage may set its own torch threads (the stage
-# before's when not given): a decision stage on one thread runs at four fifths of its
-# speed on two (docs/BENCHMARKS.md), leaving the other core to other work
+# before's when not given; why: docs/CHAIN.md)
 LATER_STAGE_KEYS = {"threads"}
 # each stage's defaults are its command's (the settings objects); only the sections of
 # LightningCLI and the report's players, which name the pipeline's own models, are new
