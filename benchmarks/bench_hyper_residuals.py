@@ -1,8 +1,9 @@
 """Where a hypergammon network misjudges positions: its error on the equity with the
 cube centred, on the positions after every play of positions met in play, grouped by
 what the side on roll there can do to the other: hit two blots in one play (--by
-double-hit, the chance), or send checkers back (--by hit-pips, the pips its best hit
-sends back, averaged over the 36 rolls).
+double-hit, the chance), send checkers back (--by hit-pips, the pips its best hit
+sends back, averaged over the 36 rolls), or hit with two checkers, making the point
+(--by point-on-blot, the chance).
 
     python benchmarks/bench_hyper_residuals.py --table hyper3.h5 --data data.h5 \
         --model models/backgammon3.onnx [--model OTHER.onnx ...] [--by double-hit]
@@ -12,7 +13,8 @@ The positions are the self-play records of the data file's test split (met when 
 table's player plays with exploration, as `tabula datagen` draws them); every play of
 a throw drawn for each gives a position after it (the other side on roll), of which
 --after are drawn. The grouping quantity comes from the plain reference
-(tests/reference/backgammon_rules.py double_hit_chance, best_hit_pips), not from any
+(tests/reference/backgammon_rules.py double_hit_chance, best_hit_pips,
+point_on_blot_chance), not from any
 network's inputs, so that networks with and without such an input compare on the same
 groups. A group whose mean error is far from 0 is one the network misjudges one way:
 what its inputs leave it to work out. Figures for issue 61's network: docs/BENCHMARKS.md.
@@ -33,6 +35,8 @@ GROUPINGS = {
                                          ("13-17", 17), ("18-36", 36)], 1 / 36),
     "hit-pips": ("pips sent back", [("0", 0), ("0-3", 3), ("3-6", 6), ("6-9", 9),
                                     ("9-12", 12), ("12-15", 15), ("over 15", 75)], 1),
+    "point-on-blot": ("point on a blot, 36ths", [("0", 0), ("1-3", 3), ("4-7", 7),
+                                                  ("8-36", 36)], 1 / 36),
 }
 
 
@@ -51,8 +55,10 @@ def after_positions(table, codes, count: int, seed: int) -> np.ndarray:
 def grouped_by(by: str, codes) -> np.ndarray:
     """For each position, the reference's quantity of --by, in its groups' units."""
     from tabula.games import backgammon
-    from tests.reference.backgammon_rules import best_hit_pips, double_hit_chance
-    quantity = {"double-hit": double_hit_chance, "hit-pips": best_hit_pips}[by]
+    from tests.reference.backgammon_rules import (best_hit_pips, double_hit_chance,
+                                                  point_on_blot_chance)
+    quantity = {"double-hit": double_hit_chance, "hit-pips": best_hit_pips,
+                "point-on-blot": point_on_blot_chance}[by]
     values = []
     for code in codes:
         board = backgammon.board_of(int(code))

@@ -149,6 +149,24 @@ def test_best_hit_pips_of_the_reference():
     assert one > 20 and two > 20
 
 
+def test_point_on_blot_chance_of_the_reference():
+    """The reference's chance of pointing on a blot (benchmarks/bench_hyper_residuals.py
+    groups errors by it): two checkers 6 pips from a blot point on it with 6-6 and 3-3
+    alone; anywhere, it is at most the chance of any hit, and no more than nothing with
+    one checker in play."""
+    me, opp = [0] * 26, [0] * 26
+    me[8], me[24], opp[23], opp[6] = 2, 1, 1, 2
+    assert reference.point_on_blot_chance(me, opp) == pytest.approx(2 / 36)
+    pointed = 0
+    for me, opp in sample_states(3, 300, seed=45):
+        chance = reference.point_on_blot_chance(me, opp)
+        assert chance <= reference.hit_chances(me, opp)[1] + 1e-9
+        if sum(me[1:]) < 2:
+            assert chance == 0
+        pointed += chance > 0
+    assert pointed > 20
+
+
 def test_notation_is_gnubgs():
     """Every play from positions of the standard game met in random play, in notation:
     the same checkers' paths as gnubg writes them; the same text on all but a few (4% of

@@ -320,10 +320,10 @@ def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
     assert code == 2 and "--positions must be at most the" in err
 
     # benchmarks/bench_hyper_residuals.py groups an exported net's errors by double hits
-    # and by the pips hits send back, every position in one group
+    # by the pips hits send back and by pointing on a blot, every position in one group
     from tabula.export.onnx_export import export
     export(root / "version_0" / "checkpoints" / "best.ckpt", tmp_path / "net.onnx", quiet=True)
-    for by in ("double-hit", "hit-pips"):
+    for by in ("double-hit", "hit-pips", "point-on-blot"):
         code, _ = run_benchmark(monkeypatch, capsys, tmp_path, "bench_hyper_residuals.py",
                                 "--table", str(hyper2.path), "--data", str(data), "--model",
                                 str(tmp_path / "net.onnx"), "--positions", "200", "--after",

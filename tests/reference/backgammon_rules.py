@@ -112,3 +112,18 @@ def best_hit_pips(me, opp):
             pips += max(sum((BAR - p) * max(opp[p] - after[p], 0) for p in range(1, BAR))
                         for _, after in reached) / 36
     return pips
+
+
+def point_on_blot_chance(me, opp):
+    """The share of the 36 rolls with which me, on roll, can hit one of opp's blots and
+    end with two or more checkers on its point (in some part of a play, as
+    hit_chances): a hit with no return shot at the checker that made it."""
+    blots = [p for p in range(1, BAR) if opp[p] == 1]
+    chance = 0.0
+    for high in range(1, 7):
+        for low in range(1, 7):
+            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
+            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
+            chance += any(after[p] == 0 and mine[BAR - p] >= 2
+                          for mine, after in reached for p in blots) / 36
+    return chance
