@@ -72,46 +72,41 @@ def _reached(me, opp, dice):
     return found
 
 
+def reached_by_roll(me, opp):
+    """For each of the 36 rolls (a non-double twice, once in each order), every state
+    me, on roll, meets in some part of a play of it (_reached, in both orders)."""
+    for high in range(1, 7):
+        for low in range(1, 7):
+            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
+            yield [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
+
+
 def hit_chances(me, opp):
     """({point: chance} for each of opp's blots, the chance of hitting any): the share
     of the 36 rolls with which me, on roll, can hit it in some part of a play."""
     blots = [p for p in range(1, BAR) if opp[p] == 1]
     chances, any_hit = dict.fromkeys(blots, 0.0), 0.0
-    for high in range(1, 7):
-        for low in range(1, 7):
-            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
-            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
-            hit = [p for p in blots if any(after[p] == 0 for _, after in reached)]
-            for p in hit:
-                chances[p] += 1 / 36
-            any_hit += bool(hit) / 36
+    for reached in reached_by_roll(me, opp):
+        hit = [p for p in blots if any(after[p] == 0 for _, after in reached)]
+        for p in hit:
+            chances[p] += 1 / 36
+        any_hit += bool(hit) / 36
     return chances, any_hit
 
 
 def double_hit_chance(me, opp):
     """The share of the 36 rolls with which me, on roll, can hit two of opp's checkers
     in some part of a play (as hit_chances: how many dice must be played not asked)."""
-    chance = 0.0
-    for high in range(1, 7):
-        for low in range(1, 7):
-            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
-            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
-            chance += any(after[BAR] - opp[BAR] >= 2 for _, after in reached) / 36
-    return chance
+    return sum(any(after[BAR] - opp[BAR] >= 2 for _, after in reached)
+               for reached in reached_by_roll(me, opp)) / 36
 
 
 def best_hit_pips(me, opp):
     """The pips me, on roll, sends opp's checkers back by its best hit (the most among
     the states met in some part of a play), averaged over the 36 rolls: a checker hit
     on opp's point p goes back 25 - p pips."""
-    pips = 0.0
-    for high in range(1, 7):
-        for low in range(1, 7):
-            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
-            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
-            pips += max(sum((BAR - p) * max(opp[p] - after[p], 0) for p in range(1, BAR))
-                        for _, after in reached) / 36
-    return pips
+    return sum(max(sum((BAR - p) * max(opp[p] - after[p], 0) for p in range(1, BAR))
+                   for _, after in reached) for reached in reached_by_roll(me, opp)) / 36
 
 
 def point_on_blot_chance(me, opp):
@@ -119,11 +114,5 @@ def point_on_blot_chance(me, opp):
     end with two or more checkers on its point (in some part of a play, as
     hit_chances): a hit with no return shot at the checker that made it."""
     blots = [p for p in range(1, BAR) if opp[p] == 1]
-    chance = 0.0
-    for high in range(1, 7):
-        for low in range(1, 7):
-            orders = [(high,) * 4] if high == low else [(high, low), (low, high)]
-            reached = [s for order in orders for s in _reached(tuple(me), tuple(opp), order)]
-            chance += any(after[p] == 0 and mine[BAR - p] >= 2
-                          for mine, after in reached for p in blots) / 36
-    return chance
+    return sum(any(after[p] == 0 and mine[BAR - p] >= 2 for mine, after in reached
+                   for p in blots) for reached in reached_by_roll(me, opp)) / 36
