@@ -500,6 +500,29 @@ def test_a_run_stopped_within_an_epoch_reports_the_steps_it_trained(ur3_data, tm
     assert result["samples_per_second"] * result["train_seconds"] == pytest.approx(3 * 256)
 
 
+def test_muon_steps_the_inner_matrices_and_a_muon_run_resumes(ur3_data, tmp_path):
+    """model.optimizer muon: Muon takes the weights between hidden layers, AdamW every
+    other parameter, one schedule sets both rates, and a stopped run resumes with both
+    optimizers' state; a net without such weights, or another name, is refused."""
+    base = ["--model.hidden", "[16, 8]", "--model.optimizer", "muon", "--model.lr", "0.01",
+            "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
+            "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
+            str(tmp_path)]
+    assert main(["train", "fit", *base, "--trainer.max_epochs", "2"]) == 0
+    last = tmp_path / "version_0" / "checkpoints" / "last.ckpt"
+    adamw, muon = torch.load(last, weights_only=False)["optimizer_states"][0]["parts"]
+    assert [s["momentum_buffer"].shape for s in muon["state"].values()] == [(8, 16)]
+    assert len(adamw["state"]) == 5          # the other two weights and the three biases
+    assert muon["param_groups"][0]["lr"] == adamw["param_groups"][0]["lr"] < 0.01
+    assert main(["train", "fit", *base, "--trainer.max_epochs", "3", "--ckpt_path",
+                 str(last)]) == 0
+    assert json.loads((tmp_path / "version_1" / "test_error.json").read_text())["epochs"] == 3
+    with pytest.raises(ModelError, match="two layers or more"):
+        ValueNet("ur", 3, hidden=[16], optimizer="muon")
+    with pytest.raises(ModelError, match="adamw, muon"):
+        ValueNet("ur", 3, hidden=[16], optimizer="sgd")
+
+
 def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys,
                                                                 caplog):
     """Lightning's conventions: fit | validate | test, --ckpt_path, the user's logger."""

@@ -17,6 +17,7 @@ from tabula.infra.errors import TabulaError
 from tabula.games.game import AGAIN, OVER
 from tabula.solver.values import value_names, value_ranges
 from tabula.training.decisions import valued_moves
+from tabula.training.optimizers import OPTIMIZERS, make_optimizer
 from tabula.training.schedule import cosine_to_limits
 
 ACTIVATIONS = {"relu": nn.ReLU, "gelu": nn.GELU, "silu": nn.SiLU, "tanh": nn.Tanh}
@@ -123,10 +124,10 @@ class ValueNet(L.LightningModule):
         activation: one of relu, gelu, silu, tanh.
         loss: "bce" (binary cross-entropy of the logit against the exact value) or
             "mse" (squared error of the probability).
-        lr: AdamW learning rate, decayed to zero by a cosine over the run: over all
+        lr: the learning rate, decayed to zero by a cosine over the run: over all
             training steps, or over trainer.max_time where that ends first
             (training/schedule.py).
-        weight_decay: AdamW weight decay.
+        weight_decay: the optimizer's weight decay.
         equity_weight: in a money game (a table of several values), the weight of each
             equity column's value loss beside a chance column's 1 (the weights then
             scaled to a mean of 1). An equity is mapped to [0, 1] from a range six
@@ -157,6 +158,9 @@ class ValueNet(L.LightningModule):
             the float32 epochs after them let the weights settle at full precision.
             Ignored, with a warning, where bfloat16 is not fast (fast_bfloat16).
             Evaluation, export and play always run in float32.
+        optimizer: "adamw" for every weight, or "muon" for the weights between
+            hidden layers and AdamW for the rest (training/optimizers.py; needs two
+            hidden layers or more).
     """
 
     def __init__(self, game: str, pieces: int, hidden: list[int] = (256, 256),
@@ -165,16 +169,22 @@ class ValueNet(L.LightningModule):
                  decision_weight: float = 0.0, decision_temperature: float = 0.01,
                  afterstate_weight: float = 0.0, search_weight: float = 0.0,
                  init_from: str | None = None, bf16_epochs: int = 0,
-                 rules: str | None = None):
+                 rules: str | None = None, optimizer: str = "adamw"):
         super().__init__()
         if activation not in ACTIVATIONS:
             raise ModelError(f"activation must be one of {', '.join(ACTIVATIONS)}")
         if loss not in LOSSES:
             raise ModelError(f"loss must be one of {', '.join(LOSSES)}")
+        if optimizer not in OPTIMIZERS:
+            raise ModelError(f"model.optimizer must be one of {', '.join(OPTIMIZERS)}, "
+                             f"not {optimizer!r}")
         if not hidden or any(isinstance(w, bool) or not isinstance(w, int) or w < 1
                              for w in hidden):
             raise ModelError(f"model.hidden must list one or more layer widths of at least "
                              f"1, not {list(hidden)}")
+        if optimizer == "muon" and len(hidden) < 2:
+            raise ModelError("model.optimizer muon steps the weights between hidden layers: "
+                             f"model.hidden needs two layers or more, not {list(hidden)}")
         for name, value, low in (("lr", lr, 0.0), ("equity_weight", equity_weight, 0.0),
                                  ("decision_temperature", decision_temperature, 0.0)):
             if not (value > low and math.isfinite(value)):
@@ -433,8 +443,10 @@ class ValueNet(L.LightningModule):
                              "weights with --model.init_from instead of --ckpt_path")
 
     def configure_optimizers(self):
-        optimizer = torch.optim.AdamW(self.parameters(), lr=self.hparams.lr,
-                                      weight_decay=self.hparams.weight_decay)
+        optimizer = make_optimizer(self.hparams.optimizer,
+                                   [m for m in self.mlp if isinstance(m, nn.Linear)],
+                                   list(self.parameters()), self.hparams.lr,
+                                   self.hparams.weight_decay)
         timers = [c for c in self.trainer.callbacks if isinstance(c, Timer)]
         schedule = cosine_to_limits(optimizer, int(self.trainer.estimated_stepping_batches),
                                     timers[0] if timers else None)
