@@ -500,10 +500,11 @@ def test_a_run_stopped_within_an_epoch_reports_the_steps_it_trained(ur3_data, tm
     assert result["samples_per_second"] * result["train_seconds"] == pytest.approx(3 * 256)
 
 
-def test_muon_steps_the_inner_matrices_and_a_muon_run_resumes(ur3_data, tmp_path):
+def test_muon_steps_the_inner_matrices_and_a_muon_run_resumes(ur3_data, tmp_path, capsys):
     """model.optimizer muon: Muon takes the weights between hidden layers, AdamW every
     other parameter, one schedule sets both rates, and a stopped run resumes with both
-    optimizers' state; a net without such weights, or another name, is refused."""
+    optimizers' state (with AdamW instead: refused on one line); a net without such
+    weights, or another name, is refused."""
     base = ["--model.hidden", "[16, 8]", "--model.optimizer", "muon", "--model.lr", "0.01",
             "--data.path", str(ur3_data), "--trainer.enable_progress_bar", "false",
             "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
@@ -517,6 +518,12 @@ def test_muon_steps_the_inner_matrices_and_a_muon_run_resumes(ur3_data, tmp_path
     assert main(["train", "fit", *base, "--trainer.max_epochs", "3", "--ckpt_path",
                  str(last)]) == 0
     assert json.loads((tmp_path / "version_1" / "test_error.json").read_text())["epochs"] == 3
+    adamw_args = [{"muon": "adamw"}.get(arg, arg) for arg in base]
+    capsys.readouterr()
+    assert main(["train", "fit", *adamw_args, "--trainer.max_epochs", "4", "--ckpt_path",
+                 str(last)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "trained with model.optimizer muon, not adamw" in err and len(err.splitlines()) == 1
     with pytest.raises(ModelError, match="two layers or more"):
         ValueNet("ur", 3, hidden=[16], optimizer="muon")
     with pytest.raises(ModelError, match="adamw, muon"):

@@ -432,15 +432,22 @@ class ValueNet(L.LightningModule):
                                     "table_sha256": data.file.attrs.get("table_sha256")}
 
     def on_load_checkpoint(self, checkpoint):
-        """Refuse to resume (--ckpt_path) a run whose schedule state this code cannot
-        continue: runs before training/schedule.py kept a CosineAnnealingLR's. Reading
-        the checkpoint's weights (validate, test, export) is not refused."""
+        """Refuse to resume (--ckpt_path) a run whose optimizer or schedule state this
+        code cannot continue: one of another model.optimizer, or a schedule of runs
+        before training/schedule.py (a CosineAnnealingLR's). Reading the checkpoint's
+        weights (validate, test, export) is not refused."""
         fitting = self._trainer is not None and self.trainer.state.fn == TrainerFn.FITTING
-        if fitting and any("lr_lambdas" not in state
-                           for state in checkpoint.get("lr_schedulers", [])):
+        if not fitting:
+            return
+        restart = "start a new run from its weights with --model.init_from instead of --ckpt_path"
+        trained = checkpoint.get("hyper_parameters", {}).get("optimizer", "adamw")
+        if trained != self.hparams.optimizer:
+            raise ModelError(f"this checkpoint was trained with model.optimizer {trained}, "
+                             f"not {self.hparams.optimizer}: resume it with its own, or "
+                             f"{restart}")
+        if any("lr_lambdas" not in state for state in checkpoint.get("lr_schedulers", [])):
             raise ModelError("this checkpoint's learning-rate schedule is of an older "
-                             "tabula and cannot be resumed; start a new run from its "
-                             "weights with --model.init_from instead of --ckpt_path")
+                             f"tabula and cannot be resumed; {restart}")
 
     def configure_optimizers(self):
         optimizer = make_optimizer(self.hparams.optimizer,
