@@ -14,10 +14,10 @@ table's player plays with exploration, as `tabula datagen` draws them); every pl
 a throw drawn for each gives a position after it (the other side on roll), of which
 --after are drawn. The grouping quantity comes from the plain reference
 (tests/reference/backgammon_rules.py double_hit_chance, best_hit_pips,
-point_on_blot_chance), not from any
-network's inputs, so that networks with and without such an input compare on the same
-groups. A group whose mean error is far from 0 is one the network misjudges one way:
-what its inputs leave it to work out. Figures for issue 61's network: docs/BENCHMARKS.md.
+point_on_blot_chance), not from any network's inputs, so that networks with and
+without such an input compare on the same groups. A group whose mean error is far from
+0 is one the network misjudges one way: what its inputs leave it to work out. Figures
+for issue 61's network: docs/BENCHMARKS.md.
 """
 import argparse
 import sys

@@ -152,8 +152,8 @@ def test_best_hit_pips_of_the_reference():
 def test_point_on_blot_chance_of_the_reference():
     """The reference's chance of pointing on a blot (benchmarks/bench_hyper_residuals.py
     groups errors by it): two checkers 6 pips from a blot point on it with 6-6 and 3-3
-    alone; anywhere, it is at most the chance of any hit, and no more than nothing with
-    one checker in play."""
+    alone; anywhere, it is at most the chance of any hit, and 0 with fewer than two
+    checkers in play (the bar included)."""
     me, opp = [0] * 26, [0] * 26
     me[8], me[24], opp[23], opp[6] = 2, 1, 1, 2
     assert reference.point_on_blot_chance(me, opp) == pytest.approx(2 / 36)
