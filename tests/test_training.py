@@ -20,6 +20,7 @@ from tabula.training.evaluate import predict
 from tabula.training.hard import wrong_choices
 from tabula.training import model as model_module
 from tabula.training.model import ModelError, ValueNet, torch_next_values
+from tabula.training.optimizers import make_optimizer
 from tabula.training.schedule import cosine_factor, cosine_to_limits
 
 
@@ -518,6 +519,13 @@ def test_muon_steps_the_inner_matrices_and_a_muon_run_resumes(ur3_data, tmp_path
     assert main(["train", "fit", *base, "--trainer.max_epochs", "3", "--ckpt_path",
                  str(last)]) == 0
     assert json.loads((tmp_path / "version_1" / "test_error.json").read_text())["epochs"] == 3
+    # a schedule over a loaded optimizer (as a resumed run's) sets the rates its parts use
+    linears = [torch.nn.Linear(4, 8), torch.nn.Linear(8, 8), torch.nn.Linear(8, 2)]
+    weights = [p for layer in linears for p in layer.parameters()]
+    loaded = make_optimizer("muon", linears, weights, 0.01, 0.0)
+    loaded.load_state_dict(make_optimizer("muon", linears, weights, 0.01, 0.0).state_dict())
+    torch.optim.lr_scheduler.LambdaLR(loaded, lambda step: 0.5)
+    assert [group["lr"] for part in loaded.parts for group in part.param_groups] == [0.005] * 2
     adamw_args = [{"muon": "adamw"}.get(arg, arg) for arg in base]
     capsys.readouterr()
     assert main(["train", "fit", *adamw_args, "--trainer.max_epochs", "4", "--ckpt_path",
@@ -528,6 +536,16 @@ def test_muon_steps_the_inner_matrices_and_a_muon_run_resumes(ur3_data, tmp_path
         ValueNet("ur", 3, hidden=[16], optimizer="muon")
     with pytest.raises(ModelError, match="adamw, muon"):
         ValueNet("ur", 3, hidden=[16], optimizer="sgd")
+
+
+def test_last_ckpt_is_the_last_epoch_where_val_loss_stopped_improving(ur3_data, tmp_path):
+    """At a rate too small to move a float32 weight, val_loss never improves after the
+    first epoch: best.ckpt stays at epoch 0, last.ckpt (what a stopped run resumes
+    from) is the last epoch trained."""
+    _quiet_fit(ur3_data, tmp_path, "--model.lr", "1e-12", "--trainer.max_epochs", "3")
+    folder = tmp_path / "version_0" / "checkpoints"
+    assert torch.load(folder / "best.ckpt", weights_only=False)["epoch"] == 0
+    assert torch.load(folder / "last.ckpt", weights_only=False)["epoch"] == 2
 
 
 def test_fit_resumes_and_validate_and_test_measure_a_checkpoint(ur3_data, tmp_path, capsys,

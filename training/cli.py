@@ -86,10 +86,14 @@ class TrainCLI(LightningCLI):
         csv = CSVLogger(base, name="")              # the next free version_N under base
         self.run_folder = Path(csv.log_dir)
         callbacks = list(trainer.get("callbacks") or [])
-        # not strict: a run stopped (max_steps, max_time) before it first validated has
-        # no val_loss, and ends without one instead of failing
-        callbacks += [ModelCheckpoint(dirpath=self.run_folder / "checkpoints", filename="best",
-                                      monitor="val_loss", save_last=True),
+        # last.ckpt after every epoch (Lightning's save_last writes it only when best.ckpt
+        # improves: a run resumed from it would train its epochs since then again)
+        folder = self.run_folder / "checkpoints"
+        callbacks += [ModelCheckpoint(dirpath=folder, filename="best", monitor="val_loss"),
+                      ModelCheckpoint(dirpath=folder, filename="last",
+                                      enable_version_counter=False),
+                      # not strict: a run stopped (max_steps, max_time) before it first
+                      # validated has no val_loss, and ends without one instead of failing
                       EarlyStopping(monitor="val_loss", patience=self.config["patience"],
                                     strict=False)]
         if self.datamodule.hard:

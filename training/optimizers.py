@@ -51,3 +51,6 @@ class Paired(torch.optim.Optimizer):
     def load_state_dict(self, state_dict: dict):
         for part, state in zip(self.parts, state_dict["parts"], strict=True):
             part.load_state_dict(state)
+        # torch's load_state_dict gives each part new group dictionaries: share them
+        # again, else a resumed run's schedule would set rates that no part reads
+        self.param_groups = [group for part in self.parts for group in part.param_groups]
