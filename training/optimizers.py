@@ -29,7 +29,10 @@ class Paired(torch.optim.Optimizer):
 
     def __init__(self, *parts: torch.optim.Optimizer):
         self.parts = parts
-        super().__init__([group for part in parts for group in part.param_groups], {})
+        super().__init__(self._parts_groups(), {})
+
+    def _parts_groups(self) -> list:
+        return [group for part in self.parts for group in part.param_groups]
 
     @torch.no_grad()
     def step(self, closure=None):
@@ -53,4 +56,4 @@ class Paired(torch.optim.Optimizer):
             part.load_state_dict(state)
         # torch's load_state_dict gives each part new group dictionaries: share them
         # again, else a resumed run's schedule would set rates that no part reads
-        self.param_groups = [group for part in self.parts for group in part.param_groups]
+        self.param_groups = self._parts_groups()
