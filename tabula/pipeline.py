@@ -39,9 +39,10 @@ from tabula.training.settings import TrainSettings
 STAGES = ("solve", "datagen", "train", "finetune", "polish", "export", "report")
 TRAINING = ("train", "finetune", "polish")   # each from the best weights of the one before
 SECTIONS = ("model", "data", "trainer")   # LightningCLI's, under each training stage
-# besides its sections, a later training stage may set its own torch threads (the stage
-# before's when not given; why: docs/CHAIN.md)
-LATER_STAGE_KEYS = {"threads"}
+# besides its sections, a later training stage may set its own torch threads and the
+# metric its best checkpoint goes by (the stage before's when not given; why:
+# docs/CHAIN.md)
+LATER_STAGE_KEYS = {"threads", "monitor"}
 # each stage's defaults are its command's (the settings objects); only the sections of
 # LightningCLI and the report's players, which name the pipeline's own models, are new
 DEFAULTS = {
@@ -294,7 +295,7 @@ def training_config(game, config, stage, paths) -> dict:
              **{key: laid[key] for key in LATER_STAGE_KEYS if key in laid}}
         t["model"]["init_from"] = str(paths[before])
     settings = lightning_config(t, paths["datagen"], Path(config["workdir"]) / stage)
-    if t["data"].get("decisions") or t["data"].get("searched"):
+    if any(t["data"].get(key) for key in ("decisions", "searched", "val_decisions")):
         settings["data"]["table"] = str(paths["solve"])
     return settings
 
@@ -304,7 +305,7 @@ def lightning_config(t: dict, data_path, root, init_from: str | None = None) -> 
     at data_path, its runs under root, from the weights at init_from (None: as t says)."""
     model = {**t["model"], "init_from": init_from} if init_from else dict(t["model"])
     return {"seed_everything": t["seed"], "patience": t["patience"], "threads": t["threads"],
-            "model": model, "data": {**t["data"], "path": str(data_path)},
+            "monitor": t["monitor"], "model": model, "data": {**t["data"], "path": str(data_path)},
             "trainer": {**t["trainer"], "default_root_dir": str(root)}}
 
 

@@ -175,6 +175,8 @@ def test_each_shipped_model_was_trained_by_its_recipe(model):
     used = manifest["config"]
     for key in ("seed_everything", "patience", "threads"):
         assert used[key] == recipe[key], key
+    # (a model trained before --monitor existed kept its best checkpoint by val_loss)
+    assert used.get("monitor", "val_loss") == recipe["monitor"]
     for section in ("model", "data", "trainer"):
         for key, value in recipe[section].items():
             if (section, key) not in PATHS:
@@ -201,20 +203,30 @@ def test_the_solve_stage_takes_a_table_solved_before(tmp_path, tables, capsys):
     assert (tmp_path / "work" / "table.h5").samefile(ur2)
 
 
-def test_a_later_stage_may_run_on_threads_of_its_own(tmp_path):
-    """`threads` in a finetune or polish section is that stage's; a stage without it
-    runs on the stage before's."""
+def test_a_later_stage_may_run_on_threads_and_keep_a_best_checkpoint_of_its_own(tmp_path):
+    """`threads` and `monitor` in a finetune or polish section are that stage's; a stage
+    without them runs as the stage before (data.val_decisions, which val_decision_regret
+    needs, is read from the pipeline's table)."""
     from tabula.games import get_game
     from tabula.infra.settings import SettingsError
     from tabula.pipeline import stage_paths, training_config
     config = load_config(write(tmp_path, {**TINY, "train": {**TINY["train"], "threads": 2},
-                                          "finetune": {"model": {"lr": 1e-3}},
+                                          "finetune": {"model": {"lr": 1e-3},
+                                                       "data": {"val_decisions": 64},
+                                                       "monitor": "val_decision_regret"},
                                           "polish": {"threads": 1}}))
     game = get_game(config["game"], config["pieces"], config["rules"])
-    threads = {stage: training_config(game, config, stage, stage_paths(config))["threads"]
-               for stage in ("train", "finetune", "polish")}
-    assert threads == {"train": 2, "finetune": 2, "polish": 1}
+    made = {stage: training_config(game, config, stage, stage_paths(config))
+            for stage in ("train", "finetune", "polish")}
+    assert {stage: (c["threads"], c["monitor"]) for stage, c in made.items()} == \
+        {"train": (2, "val_loss"), "finetune": (2, "val_decision_regret"),
+         "polish": (1, "val_decision_regret")}
+    # the decisions it measures come from the pipeline's table
+    assert made["finetune"]["data"]["table"] == str(stage_paths(config)["solve"])
+    assert "table" not in made["train"]["data"]
     with pytest.raises(SettingsError, match="polish: threads must be at least 0 and at most 1024"):
         load_config(write(tmp_path, {**TINY, "polish": {"threads": -1}}))
+    with pytest.raises(SettingsError, match="finetune: monitor must be one of val_loss, "):
+        load_config(write(tmp_path, {**TINY, "finetune": {"monitor": "val_mae"}}))
     with pytest.raises(PipelineError, match="unknown key.*seed under polish"):
         load_config(write(tmp_path, {**TINY, "polish": {"seed": 1}}))

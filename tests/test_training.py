@@ -672,3 +672,34 @@ def _quiet_fit(data, root, *settings) -> dict:
                  "--trainer.enable_model_summary", "false", "--trainer.default_root_dir",
                  str(root), *settings]) == 0
     return json.loads((root / "version_0" / "test_error.json").read_text())
+
+
+def test_val_decision_regret_is_logged_and_can_pick_the_best_checkpoint(tables, ur3_data,
+                                                                        tmp_path, capsys):
+    """data.val_decisions: each validation logs val_decision_regret, the mean exact
+    winning chance the net's greedy choices give away; with --monitor
+    val_decision_regret, best.ckpt is the epoch where it was lowest. Without the
+    table, or without the decisions, or a metric that is not logged: one line, exit 2."""
+    table = str(tables[("ur", 3)].path)
+    _quiet_fit(ur3_data, tmp_path, "--data.table", table, "--data.val_decisions", "256",
+               "--monitor", "val_decision_regret", "--trainer.max_epochs", "3")
+    regrets = [v for _, v in read_metrics(tmp_path / "version_0" / "metrics.csv")
+               ["val_decision_regret"]]
+    assert len(regrets) == 3 and all(0 < r < 1 for r in regrets)
+    best = torch.load(tmp_path / "version_0" / "checkpoints" / "best.ckpt", weights_only=False)
+    assert best["epoch"] == int(np.argmin(regrets))
+    kept_by = [v for k, v in best["callbacks"].items() if k.startswith("ModelCheckpoint")
+               and v["monitor"] is not None]
+    assert [v["monitor"] for v in kept_by] == ["val_decision_regret"]
+    assert float(kept_by[0]["best_model_score"]) == pytest.approx(min(regrets))
+    base = ["train", "--model.hidden", "[8]", "--data.path", str(ur3_data),
+            "--trainer.default_root_dir", str(tmp_path / "refused")]
+    capsys.readouterr()
+    for settings, said in ((["--data.val_decisions", "64"], "give data.table"),
+                           (["--monitor", "val_decision_regret"], "set it"),
+                           (["--monitor", "val_regret"], "--monitor must be one of"),
+                           (["--data.table", table, "--data.val_decisions", "-1"],
+                            "at least 0")):
+        assert main(base + settings) == 2
+        err = capsys.readouterr().err
+        assert said in err and len(err.strip().splitlines()) == 1, err

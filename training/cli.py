@@ -71,7 +71,13 @@ class TrainCLI(LightningCLI):
             parser.link_arguments("data.path", f"model.{key}", compute_fn=_variant_of(key),
                                   apply_on="parse")
         parser.add_argument("--patience", type=int, default=TrainSettings.patience,
-                            help="stop after this many epochs without a better val_loss")
+                            help="stop after this many epochs without a better value of "
+                                 "the monitored metric")
+        parser.add_argument("--monitor", type=str, default=TrainSettings.monitor,
+                            help="the validation metric that best.ckpt and early stopping "
+                                 "go by: val_loss (the value loss) or val_decision_regret "
+                                 "(the mean exact worth the net's greedy choices give away "
+                                 "in data.val_decisions' decisions; lower is better)")
         parser.add_argument("--threads", type=int, default=TrainSettings.threads,
                             help="torch threads (0: torch's default, all cores)")
         parser.add_argument("--ckpt_path", type=str | None, default=None,
@@ -89,12 +95,14 @@ class TrainCLI(LightningCLI):
         # last.ckpt after every epoch (Lightning's save_last writes it only when best.ckpt
         # improves: a run resumed from it would train its epochs since then again)
         folder = self.run_folder / "checkpoints"
-        callbacks += [ModelCheckpoint(dirpath=folder, filename="best", monitor="val_loss"),
+        monitor = self.config["monitor"]
+        callbacks += [ModelCheckpoint(dirpath=folder, filename="best", monitor=monitor),
                       ModelCheckpoint(dirpath=folder, filename="last",
                                       enable_version_counter=False),
                       # not strict: a run stopped (max_steps, max_time) before it first
-                      # validated has no val_loss, and ends without one instead of failing
-                      EarlyStopping(monitor="val_loss", patience=self.config["patience"],
+                      # validated has no monitored value, and ends without one instead
+                      # of failing
+                      EarlyStopping(monitor=monitor, patience=self.config["patience"],
                                     strict=False)]
         if self.datamodule.hard:
             callbacks.append(HardDecisions(self.datamodule.hard))
@@ -154,6 +162,11 @@ def check_settings(config):
     for key in ("patience", "threads"):
         if config.get(key, 0) < 0:
             raise DataError(f"{key} must be 0 or more, not {config[key]}")
+    monitor = config.get("monitor", TrainSettings.monitor)
+    TrainSettings.check({"monitor": monitor}, "--")
+    if monitor == "val_decision_regret" and not (config.get("data") or {}).get("val_decisions"):
+        raise DataError("--monitor val_decision_regret is measured on data.val_decisions: "
+                        "set it (e.g. 1024)")
 
 
 def check_before_data(config: dict, game) -> None:

@@ -6,7 +6,8 @@ sliced from the file (each process, the main one or a DataLoader worker started 
 spawn since numba's threads do not survive a fork, opens it on first use) or from
 tensors held in memory, or on the accelerator the model trains on when they fit
 there. The decisions of the decision losses are made once, before training
-(training/decisions.py), and held beside the training split.
+(training/decisions.py), and held beside the training split; those that measure the
+net's choices (data.val_decisions) beside the validation split.
 """
 import h5py
 import lightning as L
@@ -17,6 +18,7 @@ from torch.utils.data import DataLoader, Dataset
 from tabula.datagen.datafile import SOURCES, DataError, DataFile
 
 SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
+VAL_STREAM = 1 << 41        # throws of the validation split's decisions
 DEVICE_SHARE = 0.5          # at most this share of an accelerator's free memory holds data
 FEATURE_ROWS = 65536        # records whose network inputs are computed at once
 
@@ -90,6 +92,12 @@ class ValueData(L.LightningDataModule):
         searched: per training batch, how many further positions become a decision
             scored through one throw of search, for the model's searched-decision
             loss; 0 for none.
+        val_decisions: per validation batch, how many of its positions become a
+            decision (a throw, its moves and their exact worths; in a money game, in
+            each of the mover's cube states) on which the net's greedy choice is
+            scored: `val_decision_regret`, the mean exact worth it gives away, logged
+            each epoch (what the decision losses aim at, and what `--monitor` can keep
+            the best checkpoint by). Needs data.table; 0 for none.
         every_cube_state: in a money game, the decision loss counts each decision in
             each of the mover's cube states (centred, owned, unavailable: the moves'
             equities in that state), not with the cube centred alone (which leaves
@@ -109,7 +117,8 @@ class ValueData(L.LightningDataModule):
             of the softmax of the search's worths (issue 51's second label).
     """
 
-    LOWEST = {"batch_size": 1, "num_workers": 0, "decisions": 0, "searched": 0, "hard": 0}
+    LOWEST = {"batch_size": 1, "num_workers": 0, "decisions": 0, "searched": 0, "hard": 0,
+              "val_decisions": 0}
 
     @classmethod
     def check_counts(cls, **counts):
@@ -124,15 +133,18 @@ class ValueData(L.LightningDataModule):
                  decisions: int = 0, searched: int = 0, hard: int = 0,
                  decision_set: str | None = None, train_sources: list[str] | None = None,
                  val_sources: list[str] | None = None, visit_shares: bool = False,
-                 every_cube_state: bool = False, features_in_memory: bool = False):
+                 every_cube_state: bool = False, features_in_memory: bool = False,
+                 val_decisions: int = 0):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers = num_workers
         self.table, self.decisions, self.searched = table, decisions, searched
         self.hard, self.decision_set, self.visit_shares = hard, decision_set, visit_shares
         self.every_cube_state, self.features_in_memory = every_cube_state, features_in_memory
+        self.val_decisions = val_decisions
         self.check_counts(batch_size=batch_size, num_workers=num_workers,
-                          decisions=decisions, searched=searched, hard=hard)
+                          decisions=decisions, searched=searched, hard=hard,
+                          val_decisions=val_decisions)
         self.file = DataFile(path)
         empty = [split for split in ("train", "val", "test") if not self.file.sizes[split]]
         if empty:
@@ -141,6 +153,12 @@ class ValueData(L.LightningDataModule):
         if (decisions or searched) and not (table or decision_set):
             raise DataError("data.decisions and data.searched need data.table, the table "
                             "of the data file, or data.decision_set")
+        if val_decisions and not table:
+            raise DataError("data.val_decisions are scored by the table of the data file: "
+                            "give data.table")
+        if val_decisions > batch_size:
+            raise DataError(f"data.val_decisions ({val_decisions}) exceed data.batch_size "
+                            f"({batch_size})")
         if table and decision_set:
             raise DataError("give data.table or data.decision_set, not both")
         if decision_set and train_sources is not None:
@@ -186,6 +204,7 @@ class ValueData(L.LightningDataModule):
         self.device = device
         accelerator = device.type != "cpu"
         decisions, searched = self._decisions()
+        val_decisions = self._val_decisions()
         held = {}
         if self.in_memory or accelerator:
             for split in ("train", "val", "test"):
@@ -194,19 +213,21 @@ class ValueData(L.LightningDataModule):
                 if self.features_in_memory:
                     held[split]["features"] = self._features(held[split]["codes"])
         if accelerator:
-            parts = [d for d in (decisions, searched) if d is not None]
+            parts = [d for d in (decisions, searched, val_decisions) if d is not None]
             size = sum(t.numel() * t.element_size() for h in held.values() for t in h.values())
             if _fits(device, size + sum(d.nbytes() for d in parts)):
                 held = {s: {k: t.to(device) for k, t in h.items()} for s, h in held.items()}
-                decisions, searched = (d.to(device) if d is not None else None
-                                       for d in (decisions, searched))
+                decisions, searched, val_decisions = (
+                    d.to(device) if d is not None else None
+                    for d in (decisions, searched, val_decisions))
             elif not self.in_memory:
                 held = {}
         for split in ("train", "val", "test"):
             train = split == "train"
             self.splits[split] = SplitBatches(
                 self.path, split, self.batch_size, self.sizes[split], held.get(split),
-                decisions if train else None, searched if train else None)
+                decisions if train else val_decisions if split == "val" else None,
+                searched if train else None)
 
     def _features(self, codes):
         """The network inputs of codes, computed FEATURE_ROWS at a time."""
@@ -265,6 +286,18 @@ class ValueData(L.LightningDataModule):
                                               (self.decisions, self.searched,
                                                SEARCHED_STREAM, True))]
         return made[0], made[1]
+
+    def _val_decisions(self):
+        """Every validation batch's decisions (None without data.val_decisions): a
+        money table's in every cube state of the mover."""
+        if not self.val_decisions:
+            return None
+        from tabula.solver.solution import open_solution
+        from tabula.training.decisions import batch_decisions
+        table = open_solution(self.table)
+        return batch_decisions(table, self.read("val", "codes"), self.batch_size, 0,
+                               self.val_decisions, VAL_STREAM,
+                               every_cube_state=len(table.value_names) > 1)
 
     def _stored_decisions(self):
         """_decisions from the decision set: batch after batch, the decisions first, then

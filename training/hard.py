@@ -7,7 +7,6 @@ import lightning as L
 import numpy as np
 import torch
 
-from tabula.training.model import _live
 
 SCORE_ROWS = 65536   # decisions scored at once
 
@@ -51,21 +50,12 @@ class HardRows:
         return tuple(t[index.to(t.device)] for t in self.decisions)
 
 
-@torch.no_grad()
 def wrong_choices(model, decisions) -> torch.Tensor:
     """Which decisions (counts, next codes, infos, exact worths) the net chooses a
     move worth less than the best by more than 1e-6."""
     was_training = model.training
     model.eval()
-    counts, next_codes, infos, exact = decisions
-    out = []
-    for s in range(0, len(counts), SCORE_ROWS):
-        part = slice(s, s + SCORE_ROWS)
-        live = _live(counts[part], next_codes.shape[1])
-        worth = model._move_worths(infos[part], live,
-                                   lambda need: torch.sigmoid(model(next_codes[part][need])))
-        choice = torch.where(live, worth, -torch.inf).argmax(1)
-        best = torch.where(live, exact[part], -torch.inf).max(1).values
-        out.append(exact[part].gather(1, choice[:, None])[:, 0] < best - 1e-6)
+    out = [model.decision_regrets(*(t[s:s + SCORE_ROWS] for t in decisions)) > 1e-6
+           for s in range(0, len(decisions[0]), SCORE_ROWS)]
     model.train(was_training)
     return torch.cat(out) if out else torch.zeros(0, dtype=torch.bool)

@@ -368,27 +368,47 @@ class ValueNet(L.LightningModule):
         log_net = torch.log_softmax(torch.where(live, worth / t, -torch.inf), dim=1)
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
-    def _decision_losses(self, counts, next_codes, infos, exact, shares=None):
-        """The decision loss (towards the visit shares where given), and the value loss
-        on the positions after its moves (None without model.afterstate_weight)."""
+    def _decision_worths(self, counts, next_codes, infos, exact):
+        """The net's worth of each move of decisions beside the exact worths, a money
+        game's cube states each a decision of its own (rows): (worth, live, exact), and
+        the logits of the positions after the moves that need a value (`need`)."""
         live = _live(counts, next_codes.shape[1])
         need = valued_moves(live, infos)
         logits = self(next_codes[need])
-        if len(self.names) > 1:   # each cube state of `exact` is a decision of its own
-            by_state = exact if exact.dim() == 3 else exact.unsqueeze(2)
-            states = by_state.shape[2]
-            worth = self._equity_worths(need, logits, by_state)
+        if len(self.names) == 1:
+            worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
+            return worth, live, exact, logits, need
+        by_state = exact if exact.dim() == 3 else exact.unsqueeze(2)
+        worth = self._equity_worths(need, logits, by_state)
 
-            def each(t):
-                return t.transpose(1, 2).reshape(-1, t.shape[1])
-            return self._choice_loss(each(worth), live.repeat_interleave(states, dim=0),
-                                     each(by_state)), None
-        worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
+        def each(t):
+            return t.transpose(1, 2).reshape(-1, t.shape[1])
+        return (each(worth), live.repeat_interleave(by_state.shape[2], dim=0), each(by_state),
+                logits, need)
+
+    def _decision_losses(self, counts, next_codes, infos, exact, shares=None):
+        """The decision loss (towards the visit shares where given; a money game's
+        decisions have none), and the value loss on the positions after its moves (None
+        without model.afterstate_weight, and in a money game)."""
+        worth, live, exact_each, logits, need = self._decision_worths(counts, next_codes,
+                                                                      infos, exact)
+        if len(self.names) > 1:
+            return self._choice_loss(worth, live, exact_each), None
         afterstate = None
         if self.hparams.afterstate_weight > 0:
             afterstate = self._loss(logits, torch_next_values(infos[need], exact[need])
                                     .to(logits.dtype))
         return self._choice_loss(worth, live, exact, shares), afterstate
+
+    @torch.no_grad()
+    def decision_regrets(self, counts, next_codes, infos, exact) -> torch.Tensor:
+        """What the net's greedy choice gives away in each decision: the best move's
+        exact worth less that of the move the net values most (in a money game, one
+        row per cube state of the mover in `exact`: decision i's at rows i*S..i*S+S-1)."""
+        worth, live, exact, _, _ = self._decision_worths(counts, next_codes, infos, exact)
+        choice = torch.where(live, worth, -torch.inf).argmax(1)
+        best = torch.where(live, exact, -torch.inf).max(1).values
+        return best - exact.gather(1, choice[:, None])[:, 0]
 
     def _searched_decision_loss(self, counts, next_codes, infos, exact, *leaves):
         live = _live(counts, next_codes.shape[1])
@@ -422,6 +442,10 @@ class ValueNet(L.LightningModule):
         if len(self.names) > 1:
             self.log(f"{split}_mae_equity", (self._values(logits) - values)[:, 1:].abs().mean(),
                      prog_bar=True)
+        decisions = batch.get("decisions")
+        if decisions and len(decisions[0]):   # data.val_decisions
+            regrets = self.decision_regrets(*decisions)
+            self.log(f"{split}_decision_regret", regrets.mean(), batch_size=len(regrets))
 
     def on_save_checkpoint(self, checkpoint):
         """Record where the training data came from, for export manifests."""

@@ -8,9 +8,21 @@ from tabula.infra.settings import MAX_SEED, Settings, SettingsError
 @dataclass(frozen=True)
 class TrainSettings(Settings):
     seed: int = 0       # seed_everything
-    patience: int = 5   # epochs without a better val_loss before stopping
+    patience: int = 5   # epochs without a better monitored value before stopping
     threads: int = 0    # torch threads (0: torch's default, all cores)
+    monitor: str = "val_loss"   # the validation metric best.ckpt and early stopping go by
     LIMITS = {"seed": (0, 2**32 - 1), "patience": (0, None), "threads": (0, 1024)}
+    # val_decision_regret: what the net's choices give away (data.val_decisions)
+    MONITORS = ("val_loss", "val_decision_regret")
+
+    @classmethod
+    def check(cls, values: dict, where: str = "") -> dict:
+        super().check(values, where)
+        monitor = values.get("monitor", cls.monitor)
+        if monitor not in cls.MONITORS:
+            raise SettingsError(f"{cls.said('monitor', where)} must be one of "
+                                f"{', '.join(cls.MONITORS)}, not {monitor!r}")
+        return values
 
 
 @dataclass(frozen=True)
