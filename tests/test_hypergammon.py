@@ -335,3 +335,86 @@ def test_the_decision_loss_in_every_cube_state_trains_and_pairs_each_state(
         assert result["by"] == by and sum(r["positions"] for r in rows) == result["after"] == 400
         assert rows[0]["positions"] > 0 < sum(r["positions"] for r in rows[1:])
         assert 0 < next(iter(result["mean |error|"].values())) < 1
+
+
+def test_val_decision_regret_is_what_the_nets_money_choices_give_away(hyper2, tmp_path,
+                                                                      capsys, monkeypatch):
+    """decision_regrets (the rows of val_decision_regret): in each cube state of the
+    mover, the exact equity lost by the move that the net's cubeful equities rank
+    first, as eval/equities.py's move_equities (the money players' choice) ranks them;
+    `tabula train validate --data.val_decisions N` reports their mean, and
+    benchmarks/bench_regret_proxy.py the same mean beside a loss a game."""
+    import json
+
+    import torch
+    from tabula.cli import main
+    from tabula.datagen.datafile import DataFile
+    from tabula.datagen.generate import generate
+    from tabula.eval.equities import Equities, move_equities
+    from tabula.games.cube import CENTERED, OWNED, UNAVAILABLE
+    from tabula.training.data import VAL_STREAM
+    from tabula.training.decisions import batch_decisions
+    from tabula.training.model import ValueNet
+    data = tmp_path / "hyper2.h5"
+    generate(hyper2, data, games=100, explore=0.3, uniform=4000, seed=5, val_frac=0.2,
+             test_frac=0.1, quiet=True)
+    torch.manual_seed(0)
+    net = ValueNet("backgammon", 2, hidden=[16], rules="hyper").eval()
+    made = batch_decisions(hyper2, DataFile(data).read("val", "codes"), 512, 0, 128,
+                           VAL_STREAM, every_cube_state=True)
+    counts, next_codes, infos, exact = made.decisions
+    regrets = net.decision_regrets(counts, next_codes, infos, exact).numpy().reshape(-1, 3)
+
+    def equities_of(codes):
+        return Equities(net.predict(torch.from_numpy(codes)).detach().numpy(), net.names)
+    for i in range(len(counts)):
+        n = int(counts[i])
+        overs = (infos[i, :n].numpy() & OVER) != 0
+        for k, state in enumerate((CENTERED, OWNED, UNAVAILABLE)):
+            worth = exact[i, :n, k].numpy()
+            mine = move_equities(equities_of, next_codes[i, :n].numpy(), overs, state,
+                                 np.where(overs, worth, 0.0))
+            assert regrets[i, k] == pytest.approx(worth.max() - worth[mine.argmax()], abs=1e-9)
+    assert regrets.min() >= 0 and regrets.max() > 0.01
+
+    root = tmp_path / "run"
+    assert main(["train", "--model.hidden", "[16]", "--data.path", str(data),
+                 "--data.batch_size", "512", "--trainer.max_epochs", "1",
+                 "--trainer.enable_progress_bar", "false", "--trainer.default_root_dir",
+                 str(root)]) == 0
+    capsys.readouterr()
+    assert main(["train", "validate", "--model.hidden", "[16]", "--data.path", str(data),
+                 "--data.batch_size", "512", "--data.table", str(hyper2.path),
+                 "--data.val_decisions", "128", "--trainer.enable_progress_bar", "false",
+                 "--trainer.default_root_dir", str(root), "--ckpt_path",
+                 str(root / "version_0" / "checkpoints" / "best.ckpt")]) == 0
+    answer = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert 0 < answer["val_decision_regret"] < 1
+
+    # benchmarks/bench_regret_proxy.py: the same figure, beside each net's loss a game
+    # (here made-up results: what is checked is the figure and the arithmetic)
+    from tests.test_benchmarks import ROOT, run_benchmark
+    nets = [ValueNet.from_checkpoint(root / "version_0" / "checkpoints" / "best.ckpt")[0]]
+    for seed in (1, 2):
+        torch.manual_seed(seed)
+        nets.append(ValueNet("backgammon", 2, hidden=[16], rules="hyper"))
+    given = []
+    for k, one in enumerate(nets):
+        torch.save({"state_dict": one.state_dict(), "hyper_parameters": dict(one.hparams)},
+                   tmp_path / f"{k}.ckpt")
+        (tmp_path / f"{k}.json").write_text(json.dumps({"loss_per_game_points": 0.1 * (k + 1)}))
+        given.append(f"{tmp_path / f'{k}.ckpt'}={tmp_path / f'{k}.json'}")
+    code, _ = run_benchmark(monkeypatch, capsys, tmp_path, "bench_regret_proxy.py", *given,
+                            "--data", str(data), "--table", str(hyper2.path),
+                            "--batch-size", "512", "--val-decisions", "128")
+    assert code in (0, None)
+    result = json.loads((ROOT / "benchmarks" / "results" / "regret_proxy.json").read_text())
+    rows = result["rows"]
+    assert rows[0]["val_decision_regret"] == pytest.approx(answer["val_decision_regret"],
+                                                           rel=1e-4)
+    assert all(r["ratio"] == pytest.approx(r["loss a game"] / r["val_decision_regret"],
+                                           rel=1e-2) for r in rows)
+    assert -1 <= result["pearson"] <= 1 and result["decisions"] > 0
+    code, err = run_benchmark(monkeypatch, capsys, tmp_path, "bench_regret_proxy.py",
+                              *given[:2], "--data", str(data), "--table", str(hyper2.path))
+    assert code == 2 and "at least three networks" in err
