@@ -364,6 +364,13 @@ def test_val_decision_regret_is_what_the_nets_money_choices_give_away(hyper2, tm
                            VAL_STREAM, every_cube_state=True)
     counts, next_codes, infos, exact = made.decisions
     regrets = net.decision_regrets(counts, next_codes, infos, exact).numpy().reshape(-1, 3)
+    # the shots' inputs of the positions after the moves, held once (each distinct
+    # position once), are those the decision loss would compute (a step's batch)
+    from tabula.training.decisions import held_inputs, valued_moves
+    held = held_inputs(made, hyper2.game.encoding.features)
+    first = made.batch(0)
+    need = valued_moves(torch.arange(first[1].shape[1]) < first[0][:, None], first[2])
+    assert torch.equal(held.batch(0), hyper2.game.encoding.features(first[1][need]))
 
     def equities_of(codes):
         return Equities(net.predict(torch.from_numpy(codes)).detach().numpy(), net.names)

@@ -664,6 +664,46 @@ def test_inputs_held_in_memory_train_the_same_net(ur3_data, tmp_path):
                               predict(ValueNet("ur", 3, [8]), codes))
 
 
+def test_decision_inputs_held_in_memory_train_the_same_net(tables, ur3_data, tmp_path,
+                                                           capsys):
+    """data.decision_features_in_memory holds the inputs of the positions after every
+    training decision's moves, batch i's in the order the decision loss values them, and
+    a run that reads them trains the same weights as one that computes them; without
+    data.decisions, or with data.hard, it is refused in one line."""
+    from tabula.training.decisions import held_inputs, valued_moves
+    table = tables[("ur", 3)]
+    made = batch_decisions(table, DataFile(ur3_data).read("train", "codes"), 256, 0, 64, 0)
+    held = held_inputs(made, table.game.encoding.features)
+    assert len(held.inputs) < held.starts[-1]        # each distinct position once
+    for i in (0, len(made.starts) - 2):
+        counts, next_codes, infos, _ = made.batch(i)
+        need = valued_moves(torch.arange(next_codes.shape[1]) < counts[:, None], infos)
+        assert torch.equal(held.batch(i), table.game.encoding.features(next_codes[need]))
+    data = ValueData(str(ur3_data), batch_size=256, table=str(table.path), decisions=64,
+                     decision_features_in_memory=True)
+    data.setup("fit")
+    assert torch.equal(data.splits["train"][0]["decision_features"],
+                       data.splits["train"].decision_features.batch(0))
+    nets = []
+    for kept in ("false", "true"):
+        _quiet_fit(ur3_data, tmp_path / kept, "--data.table", str(table.path),
+                   "--data.decisions", "64", "--model.decision_weight", "1",
+                   "--data.decision_features_in_memory", kept, "--trainer.max_epochs", "2")
+        nets.append(ValueNet.load_from_checkpoint(
+            tmp_path / kept / "version_0" / "checkpoints" / "last.ckpt"))
+    codes = DataFile(ur3_data).read("test", "codes")[:500]
+    assert np.array_equal(predict(nets[0], codes), predict(nets[1], codes))
+    capsys.readouterr()
+    for settings in ([], ["--data.decisions", "64", "--model.decision_weight", "1",
+                          "--data.hard", "16"]):
+        assert main(["train", "--model.hidden", "[8]", "--data.path", str(ur3_data),
+                     "--data.table", str(table.path), "--data.decision_features_in_memory",
+                     "true", "--trainer.default_root_dir", str(tmp_path / "x"),
+                     *settings]) == 2
+        assert "decision_features_in_memory holds the inputs of data.decisions" in \
+            capsys.readouterr().err
+
+
 def _quiet_fit(data, root, *settings) -> dict:
     """`tabula train` of a tiny Ur 3 net with `settings`, without progress bar or
     summary, in root; its test_error.json."""

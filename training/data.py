@@ -26,14 +26,16 @@ FEATURE_ROWS = 65536        # records whose network inputs are computed at once
 class SplitBatches(Dataset):
     """Batch i: a dict of codes and values, plus "decisions" and "searched" (the
     BatchDecisions rows of batch i) when given, the decisions followed by those of
-    `hard` (training/hard.py) when set. `held` maps "codes" and "values" (and
+    `hard` (training/hard.py) when set, and "decision_features" (the HeldInputs of
+    batch i's decisions) when given. `held` maps "codes" and "values" (and
     "features", the network inputs, where held too) to the whole split's tensors;
     without it the batches are read from the file."""
 
     def __init__(self, path, split: str, batch_size: int, size: int, held: dict | None = None,
-                 decisions=None, searched=None):
+                 decisions=None, searched=None, decision_features=None):
         self.path, self.split, self.batch_size, self.size = str(path), split, batch_size, size
         self.held, self.decisions, self.searched = held, decisions, searched
+        self.decision_features = decision_features
         self.hard = None
         self._file = None
 
@@ -50,7 +52,7 @@ class SplitBatches(Dataset):
                 self._file = h5py.File(self.path, "r")[self.split]
             batch = {key: torch.from_numpy(self._file[key][start:stop])
                      for key in ("codes", "values")}
-        for key in ("decisions", "searched"):
+        for key in ("decisions", "searched", "decision_features"):
             if getattr(self, key) is not None:
                 batch[key] = getattr(self, key).batch(i)
         if self.hard is not None:
@@ -80,7 +82,15 @@ class ValueData(L.LightningDataModule):
             cost as much as the net (the hypergammon's shots: 1.6 times the steps a
             second, docs/BENCHMARKS.md); it takes 4 bytes an input a record (hypergammon
             3's 8.6 million training records, 123 inputs: 4.2 GB). The decision losses
-            still compute the inputs of the positions after their moves.
+            still compute the inputs of the positions after their moves (unless
+            decision_features_in_memory).
+        decision_features_in_memory: also compute the network inputs of the positions
+            after the moves of every training decision once (each distinct position
+            once) and hold them, so that a step of the decision loss does not compute
+            them again. Worth it where the inputs cost as much as the net (the
+            hypergammon's shots); it takes 4 bytes an input a distinct position
+            (docs/BENCHMARKS.md: hypergammon 3's polish stage). Needs data.decisions,
+            not data.hard.
         table: the solved table the data came from; needed for `decisions` (or
             `decision_set`).
         decision_set: where the table is not at hand (a game solved elsewhere), a
@@ -134,7 +144,7 @@ class ValueData(L.LightningDataModule):
                  decision_set: str | None = None, train_sources: list[str] | None = None,
                  val_sources: list[str] | None = None, visit_shares: bool = False,
                  every_cube_state: bool = False, features_in_memory: bool = False,
-                 val_decisions: int = 0):
+                 val_decisions: int = 0, decision_features_in_memory: bool = False):
         super().__init__()
         self.path, self.batch_size = path, batch_size
         self.num_workers = num_workers
@@ -142,6 +152,7 @@ class ValueData(L.LightningDataModule):
         self.hard, self.decision_set, self.visit_shares = hard, decision_set, visit_shares
         self.every_cube_state, self.features_in_memory = every_cube_state, features_in_memory
         self.val_decisions = val_decisions
+        self.decision_features_in_memory = decision_features_in_memory
         self.check_counts(batch_size=batch_size, num_workers=num_workers,
                           decisions=decisions, searched=searched, hard=hard,
                           val_decisions=val_decisions)
@@ -173,6 +184,9 @@ class ValueData(L.LightningDataModule):
         if every_cube_state and (hard or not (decisions and table)):
             raise DataError("data.every_cube_state is a setting of data.decisions made from "
                             "data.table, without data.hard")
+        if decision_features_in_memory and (hard or not decisions):
+            raise DataError("data.decision_features_in_memory holds the inputs of "
+                            "data.decisions, without data.hard: set data.decisions")
         if hard and not decisions:
             raise DataError("data.hard draws again from the decisions of data.decisions: "
                             "set data.decisions too")
@@ -205,6 +219,11 @@ class ValueData(L.LightningDataModule):
         accelerator = device.type != "cpu"
         decisions, searched = self._decisions()
         val_decisions = self._val_decisions()
+        decision_features = None
+        if self.decision_features_in_memory:
+            from tabula.training.decisions import held_inputs
+            decision_features = held_inputs(decisions, self.file.game.encoding.features,
+                                            quiet=False, rows=FEATURE_ROWS)
         held = {}
         if self.in_memory or accelerator:
             for split in ("train", "val", "test"):
@@ -213,13 +232,14 @@ class ValueData(L.LightningDataModule):
                 if self.features_in_memory:
                     held[split]["features"] = self._features(held[split]["codes"])
         if accelerator:
-            parts = [d for d in (decisions, searched, val_decisions) if d is not None]
+            parts = [d for d in (decisions, searched, val_decisions, decision_features)
+                     if d is not None]
             size = sum(t.numel() * t.element_size() for h in held.values() for t in h.values())
             if _fits(device, size + sum(d.nbytes() for d in parts)):
                 held = {s: {k: t.to(device) for k, t in h.items()} for s, h in held.items()}
-                decisions, searched, val_decisions = (
+                decisions, searched, val_decisions, decision_features = (
                     d.to(device) if d is not None else None
-                    for d in (decisions, searched, val_decisions))
+                    for d in (decisions, searched, val_decisions, decision_features))
             elif not self.in_memory:
                 held = {}
         for split in ("train", "val", "test"):
@@ -227,7 +247,7 @@ class ValueData(L.LightningDataModule):
             self.splits[split] = SplitBatches(
                 self.path, split, self.batch_size, self.sizes[split], held.get(split),
                 decisions if train else val_decisions if split == "val" else None,
-                searched if train else None)
+                searched if train else None, decision_features if train else None)
 
     def _features(self, codes):
         """The network inputs of codes, computed FEATURE_ROWS at a time."""

@@ -99,6 +99,49 @@ def stored_batch_decisions(game, stored: tuple, n_batches: int, count: int, firs
                           needing[starts])
 
 
+@dataclass
+class HeldInputs:
+    """The network inputs of the positions after the moves of every batch's decisions
+    (those that need a value: training/model.py's valued_moves), computed once and each
+    distinct position once: batch i's, in the row-major order of next_codes[need], are
+    `inputs[index[starts[i]:starts[i+1]]]`."""
+    inputs: torch.Tensor
+    index: torch.Tensor
+    starts: np.ndarray
+
+    def batch(self, i: int) -> torch.Tensor:
+        return self.inputs[self.index[self.starts[i]:self.starts[i + 1]].long()]
+
+    def to(self, device) -> "HeldInputs":
+        return HeldInputs(self.inputs.to(device), self.index.to(device), self.starts)
+
+    def nbytes(self) -> int:
+        return sum(t.numel() * t.element_size() for t in (self.inputs, self.index))
+
+
+def held_inputs(decisions: BatchDecisions, features, quiet: bool = True,
+                rows: int = 65536) -> HeldInputs:
+    """HeldInputs of `decisions`; features(codes) makes the network inputs of codes
+    (a game's encoding), called `rows` distinct positions at a time."""
+    counts, next_codes, infos = decisions.decisions[:3]
+    need = valued_moves(torch.arange(next_codes.shape[1]) < counts[:, None], infos)
+    distinct, index = torch.unique(next_codes[need], return_inverse=True)
+    per_decision = np.concatenate([[0], np.cumsum(need.sum(1).numpy())])
+    progress = Progress("inputs after the decisions' moves", len(distinct), "positions",
+                        quiet=quiet)
+    inputs = torch.zeros((0, 0))
+    with torch.no_grad():
+        for start in range(0, len(distinct), rows):
+            part = features(distinct[start:start + rows])
+            if not start:   # written in place: a list of parts joined would take twice
+                inputs = torch.empty((len(distinct), part.shape[1]), dtype=part.dtype)
+            inputs[start:start + len(part)] = part
+            progress.update(start + len(part))
+    progress.done(f"{len(distinct):,} distinct positions after the moves of "
+                  f"{per_decision[-1]:,}")
+    return HeldInputs(inputs, index.to(torch.int32), per_decision[decisions.starts])
+
+
 def batch_decisions(table, codes: np.ndarray, batch_size: int, first: int, count: int,
                     seed: int, searched: bool = False, quiet: bool = True,
                     chunk: int = 256, every_cube_state: bool = False) -> BatchDecisions:

@@ -321,7 +321,8 @@ class ValueNet(L.LightningModule):
         self.log("lr", self.lr_schedulers().get_last_lr()[0])
         decisions, searched = batch.get("decisions"), batch.get("searched")
         if decisions and len(decisions[0]) and self.hparams.decision_weight > 0:
-            decision, afterstate = self._decision_losses(*decisions)
+            decision, afterstate = self._decision_losses(
+                *decisions, features=batch.get("decision_features"))
             self.log("train_decision_loss", decision)
             loss = loss + self.hparams.decision_weight * decision
             if afterstate is not None:
@@ -368,13 +369,14 @@ class ValueNet(L.LightningModule):
         log_net = torch.log_softmax(torch.where(live, worth / t, -torch.inf), dim=1)
         return -(target * torch.where(live, log_net, 0.0)).sum(1).mean()
 
-    def _decision_worths(self, counts, next_codes, infos, exact):
+    def _decision_worths(self, counts, next_codes, infos, exact, features=None):
         """The net's worth of each move of decisions beside the exact worths, a money
         game's cube states each a decision of its own (rows): (worth, live, exact), and
-        the logits of the positions after the moves that need a value (`need`)."""
+        the logits of the positions after the moves that need a value (`need`), from
+        their network inputs where given (data.decision_features_in_memory)."""
         live = _live(counts, next_codes.shape[1])
         need = valued_moves(live, infos)
-        logits = self(next_codes[need])
+        logits = self(next_codes[need]) if features is None else self.from_features(features)
         if len(self.names) == 1:
             worth = self._move_worths(infos, live, lambda _: torch.sigmoid(logits))
             return worth, live, exact, logits, need
@@ -386,12 +388,13 @@ class ValueNet(L.LightningModule):
         return (each(worth), live.repeat_interleave(by_state.shape[2], dim=0), each(by_state),
                 logits, need)
 
-    def _decision_losses(self, counts, next_codes, infos, exact, shares=None):
+    def _decision_losses(self, counts, next_codes, infos, exact, shares=None, features=None):
         """The decision loss (towards the visit shares where given; a money game's
         decisions have none), and the value loss on the positions after its moves (None
-        without model.afterstate_weight, and in a money game)."""
+        without model.afterstate_weight, and in a money game); `features`: the inputs
+        of the positions after the moves, where held (_decision_worths)."""
         worth, live, exact_each, logits, need = self._decision_worths(counts, next_codes,
-                                                                      infos, exact)
+                                                                      infos, exact, features)
         if len(self.names) > 1:
             return self._choice_loss(worth, live, exact_each), None
         afterstate = None
