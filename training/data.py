@@ -9,6 +9,8 @@ there. The decisions of the decision losses are made once, before training
 (training/decisions.py), and held beside the training split; those that measure the
 net's choices (data.val_decisions) beside the validation split.
 """
+from functools import partial
+
 import h5py
 import lightning as L
 import numpy as np
@@ -16,6 +18,7 @@ import torch
 from torch.utils.data import DataLoader, Dataset
 
 from tabula.datagen.datafile import SOURCES, DataError, DataFile
+from tabula.infra.progress import Progress
 
 SEARCHED_STREAM = 1 << 40   # throws of searched decisions: streams apart from the others
 VAL_STREAM = 1 << 41        # throws of the validation split's decisions
@@ -222,8 +225,8 @@ class ValueData(L.LightningDataModule):
         decision_features = None
         if self.decision_features_in_memory:
             from tabula.training.decisions import held_inputs
-            decision_features = held_inputs(decisions, self.file.game.encoding.features,
-                                            quiet=False, rows=FEATURE_ROWS)
+            decision_features = held_inputs(decisions, partial(
+                self._features, what="inputs of the distinct positions after the moves"))
         held = {}
         if self.in_memory or accelerator:
             for split in ("train", "val", "test"):
@@ -249,14 +252,18 @@ class ValueData(L.LightningDataModule):
                 decisions if train else val_decisions if split == "val" else None,
                 searched if train else None, decision_features if train else None)
 
-    def _features(self, codes):
-        """The network inputs of codes, computed FEATURE_ROWS at a time."""
+    def _features(self, codes, what: str | None = None):
+        """The network inputs of codes, computed FEATURE_ROWS at a time; with a
+        progress line saying `what` they are where given."""
         encoding = self.file.game.encoding
         features = torch.empty((len(codes), encoding.n_features))
+        progress = Progress(what or "inputs", len(codes), "positions", quiet=what is None)
         with torch.no_grad():
             for start in range(0, len(codes), FEATURE_ROWS):
                 rows = slice(start, start + FEATURE_ROWS)
                 features[rows] = encoding.features(codes[rows])
+                progress.update(min(start + FEATURE_ROWS, len(codes)))
+        progress.done(f"{len(codes):,} positions")
         return features
 
     def read(self, split: str, key: str):

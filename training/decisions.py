@@ -119,26 +119,15 @@ class HeldInputs:
         return sum(t.numel() * t.element_size() for t in (self.inputs, self.index))
 
 
-def held_inputs(decisions: BatchDecisions, features, quiet: bool = True,
-                rows: int = 65536) -> HeldInputs:
-    """HeldInputs of `decisions`; features(codes) makes the network inputs of codes
-    (a game's encoding), called `rows` distinct positions at a time."""
+def held_inputs(decisions: BatchDecisions, inputs_of) -> HeldInputs:
+    """HeldInputs of `decisions`; inputs_of(codes) makes the network inputs of codes
+    (ValueData's, a chunk at a time)."""
     counts, next_codes, infos = decisions.decisions[:3]
     need = valued_moves(torch.arange(next_codes.shape[1]) < counts[:, None], infos)
     distinct, index = torch.unique(next_codes[need], return_inverse=True)
     per_decision = np.concatenate([[0], np.cumsum(need.sum(1).numpy())])
-    progress = Progress("inputs after the decisions' moves", len(distinct), "positions",
-                        quiet=quiet)
-    inputs = torch.zeros((0, 0))
     with torch.no_grad():
-        for start in range(0, len(distinct), rows):
-            part = features(distinct[start:start + rows])
-            if not start:   # written in place: a list of parts joined would take twice
-                inputs = torch.empty((len(distinct), part.shape[1]), dtype=part.dtype)
-            inputs[start:start + len(part)] = part
-            progress.update(start + len(part))
-    progress.done(f"{len(distinct):,} distinct positions after the moves of "
-                  f"{per_decision[-1]:,}")
+        inputs = inputs_of(distinct)
     return HeldInputs(inputs, index.to(torch.int32), per_decision[decisions.starts])
 
 
